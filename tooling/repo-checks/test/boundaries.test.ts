@@ -1,0 +1,44 @@
+import { ESLint } from "eslint";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const eslint = new ESLint({ cwd: root });
+
+async function restrictedImports(pkg: string, source: string): Promise<string[]> {
+  const filePath = path.join(root, "packages", pkg, "src", "__boundary_probe__.ts");
+  const [result] = await eslint.lintText(source, { filePath });
+  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+}
+
+describe("package boundaries", () => {
+  it("rejects a deep import into another package", async () => {
+    const found = await restrictedImports("orchestrator", `import { x } from "@shellgate/sandbox/src/policy.js";\nexport { x };\n`);
+    expect(found.join("\n")).toMatch(/public entry/);
+  });
+
+  it("rejects a relative path into another package's sources", async () => {
+    const found = await restrictedImports("orchestrator", `import { x } from "../../sandbox/src/policy.js";\nexport { x };\n`);
+    expect(found).toHaveLength(1);
+  });
+
+  it("rejects a leaf package importing the orchestrator or another leaf", async () => {
+    expect(await restrictedImports("execpolicy", `import { x } from "@shellgate/orchestrator";\nexport { x };\n`)).toHaveLength(1);
+    expect(await restrictedImports("pty", `import { x } from "@shellgate/sandbox";\nexport { x };\n`)).toHaveLength(1);
+  });
+
+  it("rejects a backend importing anything but @shellgate/sandbox", async () => {
+    expect(await restrictedImports("sandbox-linux", `import { x } from "@shellgate/pty";\nexport { x };\n`)).toHaveLength(1);
+    expect(await restrictedImports("sandbox-linux", `import { x } from "@shellgate/sandbox";\nexport { x };\n`)).toHaveLength(0);
+  });
+
+  it("rejects the orchestrator importing the CLI, and allows its real dependencies", async () => {
+    expect(await restrictedImports("orchestrator", `import { x } from "@shellgate/cli";\nexport { x };\n`)).toHaveLength(1);
+    expect(await restrictedImports("orchestrator", `import { x } from "@shellgate/execpolicy";\nexport { x };\n`)).toHaveLength(0);
+  });
+
+  it("allows a package's own relative imports", async () => {
+    expect(await restrictedImports("sandbox", `import { x } from "./policy.js";\nexport { x };\n`)).toHaveLength(0);
+  });
+});
