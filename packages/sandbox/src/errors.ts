@@ -2,6 +2,7 @@
 export type SandboxErrorCode =
   | "SANDBOX_INVALID_POLICY"
   | "SANDBOX_INVALID_PATH"
+  | "SANDBOX_INVALID_COMMAND"
   | "SANDBOX_UNAVAILABLE"
   | "SANDBOX_BACKEND_CONFLICT"
   | "SANDBOX_TRANSFORM_FAILED";
@@ -42,5 +43,56 @@ export class SandboxTransformError extends SandboxError {
   constructor(backend: string, message: string, options?: { cause?: unknown }) {
     super("SANDBOX_TRANSFORM_FAILED", `${backend}: ${message}`, options);
     this.backend = backend;
+  }
+}
+
+/** A command spec handed to the manager did not validate; `field` is its dotted path (e.g. `argv`, `env.PATH`). */
+export class InvalidCommandSpecError extends SandboxError {
+  readonly field: string;
+  constructor(field: string, message: string, options?: { cause?: unknown }) {
+    super("SANDBOX_INVALID_COMMAND", `${field}: ${message}`, options);
+    this.field = field;
+  }
+}
+
+/** Two backends were registered under the same name with one `SandboxManager`. */
+export class SandboxBackendConflictError extends SandboxError {
+  readonly backend: string;
+  constructor(backend: string) {
+    super("SANDBOX_BACKEND_CONFLICT", `a sandbox backend named ${JSON.stringify(backend)} is already registered`);
+    this.backend = backend;
+  }
+}
+
+/** Why one backend could not serve a policy; part of `SandboxUnavailableError`. */
+export interface BackendUnavailableReason {
+  backend: string;
+  platform: string;
+  reason: string;
+}
+
+/**
+ * The policy needs a platform sandbox and no registered backend can provide one here.
+ * The command must not run: shellgate never falls back to an unsandboxed run on its own.
+ */
+export class SandboxUnavailableError extends SandboxError {
+  /** The policy mode that asked for a sandbox. */
+  readonly mode: string;
+  /** The platform the manager selected for. */
+  readonly platform: string;
+  /** One entry per registered backend, in registration order (empty when none was registered). */
+  readonly reasons: readonly BackendUnavailableReason[];
+  constructor(mode: string, platform: string, reasons: readonly BackendUnavailableReason[]) {
+    const parts = reasons.map((r) => `${r.backend} (${r.platform}): ${r.reason}`);
+    if (!reasons.some((r) => r.platform === platform)) {
+      parts.push(`no sandbox backend is registered for platform ${JSON.stringify(platform)}`);
+    }
+    super(
+      "SANDBOX_UNAVAILABLE",
+      `sandbox policy ${JSON.stringify(mode)} needs a platform sandbox, but none is available on ${platform}: ${parts.join("; ")}`,
+    );
+    this.mode = mode;
+    this.platform = platform;
+    this.reasons = reasons;
   }
 }

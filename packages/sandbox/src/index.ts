@@ -1,3 +1,15 @@
 export * from "./errors.js";
 export * from "./policy.js";
 export * from "./backend.js";
+export { CommandSpecSchema, parseCommandSpec } from "./command-spec.js";
+export { computeWritableRoots, type WritableRoot, type WritableRootsOptions } from "./writable-roots.js";
+export { PROTECTED_METADATA_NAMES, PROTECTED_WHEN_MISSING_IN_CWD, readGitdirPointer } from "./carve-outs.js";
+export { SandboxManager, type BackendReport, type SandboxManagerOptions } from "./manager.js";
+export {
+  isLikelySandboxDenied,
+  SANDBOX_DENIAL_KEYWORDS,
+  NON_DENIAL_EXIT_CODES,
+  LINUX_SIGSYS_EXIT_CODE,
+  type DenialCheckInput,
+} from "./denial.js";
+export { sandboxEnvMarkers, SANDBOX_ENV_VAR, NETWORK_DISABLED_ENV_VAR, SANDBOX_ENV_VALUES } from "./env-markers.js";

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { InvalidSandboxPolicyError } from "./errors.js";
+import { firstZodIssue } from "./zod-issues.js";
 
 const absolutePath = z
   .string()
@@ -69,9 +70,7 @@ export const SandboxPermissionRequestSchema = z.strictObject({
 export type SandboxPermissionRequest = z.infer<typeof SandboxPermissionRequestSchema>;
 
 function firstIssue(error: z.ZodError): { field: string; message: string } {
-  const issue = error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "(policy)";
-  return { field, message: issue?.message ?? "invalid value" };
+  return firstZodIssue(error, "(policy)");
 }
 
 /**

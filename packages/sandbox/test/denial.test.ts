@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { isLikelySandboxDenied, type DenialCheckInput, type SandboxType } from "../src/index.js";
+
+type Row = [string, Partial<DenialCheckInput> & { exitCode: number }, SandboxType, boolean];
+
+const rows: Row[] = [
+  ["ordinary non-zero exit is not a denial", { exitCode: 1, stderr: "error: test failed" }, "linux", false],
+  ["ordinary non-zero exit under seatbelt", { exitCode: 3 }, "seatbelt", false],
+  ["exit 0 is never a denial, even with keywords", { exitCode: 0, stderr: "Permission denied" }, "linux", false],
+  ["unsandboxed runs are never denials", { exitCode: 1, stderr: "Operation not permitted" }, "none", false],
+  ["unsandboxed SIGSYS is not a denial", { exitCode: 159 }, "none", false],
+  ["keyword in stderr, any case", { exitCode: 1, stderr: "touch: x: PERMISSION DENIED" }, "linux", true],
+  ["keyword in stdout", { exitCode: 1, stdout: "mkdir: Read-only file system" }, "seatbelt", true],
+  ["keyword only in aggregated output", { exitCode: 1, aggregated: "bash: line 1: Operation not permitted" }, "windows", true],
+  ["seccomp keyword", { exitCode: 1, stderr: "killed by seccomp filter" }, "linux", true],
+  ["sandbox keyword", { exitCode: 1, stderr: "sandbox-exec: denied" }, "seatbelt", true],
+  ["landlock keyword", { exitCode: 1, stderr: "Landlock restriction" }, "linux", true],
+  ["failed to write file keyword", { exitCode: 1, stderr: "Failed to write file /x" }, "linux", true],
+  ["keyword check comes before the exit-127 quick reject", { exitCode: 127, stderr: "bash: ./run: Permission denied" }, "linux", true],
+  ["keyword check comes before the exit-126 quick reject", { exitCode: 126, stderr: "Operation not permitted" }, "seatbelt", true],
+  ["exit 2 without keyword", { exitCode: 2, stderr: "usage: grep" }, "linux", false],
+  ["exit 126 without keyword", { exitCode: 126, stderr: "cannot execute binary file" }, "linux", false],
+  ["exit 127 without keyword", { exitCode: 127, stderr: "bash: nosuch: command not found" }, "linux", false],
+  ["128+SIGSYS under the Linux sandbox", { exitCode: 159 }, "linux", true],
+  ["128+SIGSYS under seatbelt is not special", { exitCode: 159 }, "seatbelt", false],
+  ["128+SIGSYS under windows is not special", { exitCode: 159 }, "windows", false],
+  ["other signal deaths are not denials", { exitCode: 137 }, "linux", false],
+  ["network failures without keywords are not detected", { exitCode: 6, stderr: "curl: (6) Could not resolve host: example.com" }, "linux", false],
+  ["negative (unknown) exit code without keyword", { exitCode: -1 }, "linux", false],
+];
+
+describe("isLikelySandboxDenied", () => {
+  it.each(rows)("%s", (_title, partial, sandboxType, expected) => {
+    const result: DenialCheckInput = { stdout: "", stderr: "", ...partial };
+    expect(isLikelySandboxDenied(result, sandboxType)).toBe(expected);
+  });
+});
