@@ -1,0 +1,46 @@
+import { createRequire } from "node:module";
+import { Language, Parser } from "web-tree-sitter";
+import { GrammarLoadError } from "./errors.js";
+
+let loading: Promise<Parser> | undefined;
+
+async function load(): Promise<Parser> {
+  const require = createRequire(import.meta.url);
+  let wasmPath: string;
+  try {
+    // Resolved from node_modules: the grammar is never fetched over the network.
+    wasmPath = require.resolve("tree-sitter-bash/tree-sitter-bash.wasm");
+  } catch (cause) {
+    throw new GrammarLoadError("tree-sitter-bash is not installed (cannot resolve tree-sitter-bash/tree-sitter-bash.wasm)", { cause });
+  }
+  try {
+    await Parser.init();
+    const language = await Language.load(wasmPath);
+    const parser = new Parser();
+    parser.setLanguage(language);
+    // The first parse compiles most of the grammar's wasm (~50-100 ms here); pay it during the load so
+    // that the first real command does not, and so that one number says when splitting is ready.
+    parser.parse("true")?.delete();
+    return parser;
+  } catch (cause) {
+    throw new GrammarLoadError(`could not load the bash grammar from ${wasmPath}: ${String(cause)}`, { cause });
+  }
+}
+
+/**
+ * The one bash parser of this process, created on first use. A failed load is not cached, so a
+ * later call retries rather than failing forever.
+ * @throws GrammarLoadError
+ */
+export function bashParser(): Promise<Parser> {
+  loading ??= load().catch((err: unknown) => {
+    loading = undefined;
+    throw err;
+  });
+  return loading;
+}
+
+/** Load (and warm up) the grammar now, e.g. at startup, so the first split does not pay for it. */
+export async function preloadBashGrammar(): Promise<void> {
+  await bashParser();
+}
