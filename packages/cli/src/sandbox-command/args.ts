@@ -1,0 +1,97 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { UsageError } from "../errors.js";
+
+/** What `shellgate sandbox` was asked to do. */
+export type SandboxCommandRequest =
+  | { kind: "help" }
+  | { kind: "probe"; json: boolean }
+  | {
+      kind: "run";
+      mode: "read-only" | "workspace-write" | "danger-full-access";
+      writableRoots: string[];
+      deniedReadPaths: string[];
+      network: boolean;
+      allowWeakerIsolation: boolean;
+      argv: string[];
+    };
+
+const MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
+
+const OPTIONS = {
+  mode: { type: "string" },
+  "writable-root": { type: "string", multiple: true },
+  network: { type: "boolean" },
+  "deny-read": { type: "string", multiple: true },
+  "allow-weaker-isolation": { type: "boolean" },
+  probe: { type: "boolean" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const TAKES_VALUE = new Set(["--mode", "--writable-root", "--deny-read"]);
+
+/**
+ * Split the arguments into shellgate's own options and the command: the command starts after
+ * `--` or at the first argument that is not an option, so `shellgate sandbox ls -la` works.
+ */
+function splitCommand(args: readonly string[]): { own: string[]; command: string[] } {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--") return { own: args.slice(0, i), command: args.slice(i + 1) };
+    if (!a.startsWith("-") || a === "-") return { own: args.slice(0, i), command: args.slice(i) };
+    if (TAKES_VALUE.has(a)) i++;
+  }
+  return { own: [...args], command: [] };
+}
+
+function absolutePaths(flag: string, values: readonly string[] | undefined): string[] {
+  return (values ?? []).map((p) => {
+    if (p === "") throw new UsageError(`${flag}: must not be empty`);
+    if (!path.isAbsolute(p)) throw new UsageError(`${flag}: ${JSON.stringify(p)} must be an absolute path`);
+    return p;
+  });
+}
+
+/**
+ * Parse `shellgate sandbox` arguments.
+ * @throws UsageError naming the offending flag.
+ */
+export function parseSandboxArgs(args: readonly string[]): SandboxCommandRequest {
+  const { own, command } = splitCommand(args);
+  let values;
+  try {
+    values = parseArgs({ args: own, options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
+  }
+  if (values.help) return { kind: "help" };
+  if (values.probe) {
+    if (command.length > 0) throw new UsageError("--probe takes no command");
+    return { kind: "probe", json: values.json ?? false };
+  }
+  if (values.json) throw new UsageError("--json is only meaningful with --probe");
+  const mode = values.mode ?? "workspace-write";
+  if (!(MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(`--mode: ${JSON.stringify(mode)} is not one of ${MODES.join(", ")}`);
+  }
+  const writableRoots = absolutePaths("--writable-root", values["writable-root"]);
+  if (writableRoots.length > 0 && mode !== "workspace-write") {
+    throw new UsageError(`--writable-root needs --mode workspace-write (got ${mode})`);
+  }
+  if (values.network && mode === "read-only") throw new UsageError("--network cannot be used with --mode read-only");
+  const deniedReadPaths = absolutePaths("--deny-read", values["deny-read"]);
+  if (deniedReadPaths.length > 0 && mode === "danger-full-access") {
+    throw new UsageError("--deny-read needs a sandbox; it cannot be used with --mode danger-full-access");
+  }
+  if (command.length === 0) throw new UsageError("no command given (usage: shellgate sandbox [options] -- CMD [ARGS...])");
+  return {
+    kind: "run",
+    mode: mode as (typeof MODES)[number],
+    writableRoots,
+    deniedReadPaths,
+    network: values.network ?? false,
+    allowWeakerIsolation: values["allow-weaker-isolation"] ?? false,
+    argv: command,
+  };
+}

@@ -1,0 +1,22 @@
+import { SandboxTransformError } from "@shellgate/sandbox";
+
+/** Why the Linux backend refused to build a sandboxed command. */
+export type LinuxSandboxFailure =
+  /** The policy needs something the chosen layer cannot enforce (e.g. denied reads under Landlock). */
+  | "not-enforceable"
+  /** The native helper is missing or the probe found no usable layer. */
+  | "unavailable"
+  /** The machine's state changed between probe and run (a path vanished...). */
+  | "setup-failed";
+
+/**
+ * The Linux backend could not sandbox a command. Extends the shared `SandboxTransformError`
+ * (code `SANDBOX_TRANSFORM_FAILED`); `failure` says which kind of problem it was.
+ */
+export class LinuxSandboxError extends SandboxTransformError {
+  readonly failure: LinuxSandboxFailure;
+  constructor(failure: LinuxSandboxFailure, message: string, options?: { cause?: unknown }) {
+    super("linux", message, options);
+    this.failure = failure;
+  }
+}

@@ -1,0 +1,97 @@
+import { readFileSync, readlinkSync, statSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { LinuxCapabilityReport } from "./capabilities.js";
+
+/**
+ * Everything a cached probe depends on. A different kernel, boot, user, namespace set, seccomp
+ * state (a process already inside a sandbox probes differently), bubblewrap binary or helper build
+ * invalidates it.
+ */
+export interface ProbeCacheKey {
+  version: 1;
+  kernel: string;
+  bootId: string;
+  uid: number;
+  /** user, mount, net and pid namespace ids plus the Seccomp/NoNewPrivs lines of /proc/self/status. */
+  confinement: string;
+  bwrap: string | null;
+  helper: string | null;
+}
+
+function identity(file: string | undefined): string | null {
+  if (!file) return null;
+  try {
+    const s = statSync(file);
+    return `${file}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return `${file}:missing`;
+  }
+}
+
+function confinement(): string {
+  const parts: string[] = [];
+  for (const ns of ["user", "mnt", "net", "pid"]) {
+    try {
+      parts.push(readlinkSync(`/proc/self/ns/${ns}`));
+    } catch {
+      parts.push(`${ns}:?`);
+    }
+  }
+  try {
+    const status = readFileSync("/proc/self/status", "utf8");
+    parts.push(...status.split("\n").filter((l) => /^(Seccomp|NoNewPrivs):/.test(l)).map((l) => l.replace(/\s+/g, "")));
+  } catch {
+    parts.push("status:?");
+  }
+  return parts.join(" ");
+}
+
+/** The key for a probe of this bubblewrap and helper on this boot of this kernel. */
+export function probeCacheKey(bwrapPath: string | undefined, helperPath: string | undefined): ProbeCacheKey {
+  let bootId = "";
+  try {
+    bootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    // without a boot id the cache still keys on the kernel and binaries
+  }
+  return {
+    version: 1, kernel: os.release(), bootId, uid: process.getuid?.() ?? -1, confinement: confinement(),
+    bwrap: identity(bwrapPath), helper: identity(helperPath),
+  };
+}
+
+/** `$XDG_CACHE_HOME/shellgate/linux-sandbox-probe.json` (or `~/.cache/...`). */
+export function defaultProbeCacheFile(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const base = env["XDG_CACHE_HOME"] && path.isAbsolute(env["XDG_CACHE_HOME"]) ? env["XDG_CACHE_HOME"] : path.join(os.homedir(), ".cache");
+  return path.join(base, "shellgate", "linux-sandbox-probe.json");
+}
+
+/**
+ * A cached report for exactly this key, or undefined. Paths are never taken from the file (the
+ * caller re-derives them), so a tampered cache can at most make a layer look unusable.
+ */
+export async function readProbeCache(file: string, key: ProbeCacheKey): Promise<LinuxCapabilityReport | undefined> {
+  try {
+    const data = JSON.parse(await fs.readFile(file, "utf8")) as { key?: unknown; report?: unknown };
+    if (JSON.stringify(data.key) !== JSON.stringify(key)) return undefined;
+    const report = data.report as LinuxCapabilityReport | undefined;
+    if (!report || typeof report !== "object" || typeof report.level !== "string" || typeof report.bwrap?.procMount !== "boolean") return undefined;
+    return report;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Store a report (atomically, owner-only); failures are ignored — the cache is an optimisation. */
+export async function writeProbeCache(file: string, key: ProbeCacheKey, report: LinuxCapabilityReport): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await fs.writeFile(tmp, JSON.stringify({ key, report }), { mode: 0o600 });
+    await fs.rename(tmp, file);
+  } catch {
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+  }
+}
