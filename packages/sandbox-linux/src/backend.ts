@@ -17,7 +17,8 @@ import {
 import { checkCommand } from "./command.js";
 import { LinuxSandboxError } from "./errors.js";
 import { splitLoaderEnv } from "./loader-env.js";
-import { acquireStubs, bwrapArgs, planMounts, releaseStubs } from "./mount-plan.js";
+import { bwrapArgs, planMounts } from "./mount-plan.js";
+import { acquirePlaceholders, releasePlaceholders } from "./placeholders.js";
 import { probeLinuxSandbox, type LinuxCapabilityReport } from "./probe.js";
 
 /** Options of `createLinuxSandboxBackend`. */
@@ -125,12 +126,12 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     if (hiding) throw new InvalidSandboxPathError("cwd", spec.cwd, `lies inside the denied-read path ${hiding}`);
     const bwrap = report.bwrap.path ?? "bwrap";
     const argv = [bwrap, ...bwrapArgs(plan, { network, procMount: report.bwrap.procMount, cwd: spec.cwd }), "--", ...helperArgs, "--", ...spec.argv];
-    acquireStubs(plan.stubs);
+    acquirePlaceholders(plan.stubs);
     let released = false;
     const cleanup = async () => {
       if (released) return;
       released = true;
-      await releaseStubs(plan.stubs);
+      releasePlaceholders(plan.stubs);
     };
     return { argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: report.isolation, cleanup };
   }

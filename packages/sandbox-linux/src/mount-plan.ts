@@ -9,9 +9,12 @@ export interface MountPlan {
   /** Existing carve-outs re-bound read-only inside the writable roots. */
   readOnly: string[];
   /**
-   * The first missing component of a carve-out that does not exist yet (e.g. `<cwd>/.codex`):
-   * `/dev/null` is bound there so nothing can be created in its place. bubblewrap creates an empty
-   * file as the mount point; `removeStubs` deletes it after the run.
+   * Placeholder directories: the first missing component of a carve-out that does not exist yet
+   * (`<cwd>/.codex`, `<ws>/.config` for a missing `<ws>/.config/shellgate/rules`), and existing
+   * carve-outs that are empty directories (perhaps another run's placeholder). Each is an empty
+   * directory on the host, bound read-only onto itself and locked (`--lock-file`) for the run, so
+   * nothing can be created at or under it; the backend creates the missing ones before the run and
+   * removes them afterwards (see `placeholders.ts`).
    */
   stubs: string[];
   /** Denied-read directories, hidden under an empty read-only tmpfs. */
@@ -41,6 +44,19 @@ async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | un
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw error;
+  }
+}
+
+/** Whether `dir` is a directory with nothing in it (false when it cannot be read). */
+async function isEmptyDir(dir: string): Promise<boolean> {
+  let handle: import("node:fs").Dir | undefined;
+  try {
+    handle = await fs.opendir(dir);
+    return (await handle.read()) === null;
+  } catch {
+    return false;
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
 }
 
@@ -81,10 +97,11 @@ export async function planMounts(
     for (const sub of readOnlySubpaths) {
       const stat = await lstatOrUndefined(sub);
       if (stat?.isSymbolicLink()) plan.unpinnedSymlinks.push(sub);
+      else if (stat?.isDirectory() && (await isEmptyDir(sub))) addStub(plan, sub);
       else if (stat) plan.readOnly.push(sub);
       else {
         const missing = await firstMissing(root, sub);
-        if (missing && !plan.stubs.includes(missing)) plan.stubs.push(missing);
+        if (missing) addStub(plan, missing);
       }
     }
   }
@@ -98,7 +115,15 @@ export async function planMounts(
     const stat = await fs.stat(real);
     (stat.isDirectory() ? plan.maskedDirs : plan.maskedFiles).push(real);
   }
+  // Inside a read-only carve-out or a hidden directory nothing can be created anyway; a
+  // placeholder there would only put a directory into, say, the user's `.git`.
+  const covered = [...plan.readOnly, ...plan.maskedDirs];
+  plan.stubs = plan.stubs.filter((stub) => !covered.some((dir) => isWithin(stub, dir)));
   return plan;
+}
+
+function addStub(plan: MountPlan, dir: string): void {
+  if (!plan.stubs.includes(dir)) plan.stubs.push(dir);
 }
 
 /** Options for `bwrapArgs` that do not come from the mount plan. */
@@ -127,35 +152,12 @@ export function bwrapArgs(plan: MountPlan, options: BwrapArgsOptions): string[] 
   for (const dir of plan.keepVisible) args.push("--ro-bind", dir, dir);
   for (const root of plan.writableRoots) args.push("--bind", root, root);
   for (const p of plan.readOnly) args.push("--ro-bind", p, p);
-  for (const p of plan.stubs) args.push("--ro-bind", "/dev/null", p);
+  // `--dir` first: should another process have removed the placeholder since the backend created
+  // it, bwrap makes it again (an empty directory) rather than failing. The lock tells other
+  // processes' cleanups that this sandbox still has the placeholder mounted.
+  for (const p of plan.stubs) args.push("--dir", p, "--ro-bind", p, p, "--lock-file", p);
   for (const p of plan.maskedDirs) args.push("--tmpfs", p, "--remount-ro", p);
   for (const p of plan.maskedFiles) args.push("--ro-bind", "/dev/null", p);
   args.push("--chdir", options.cwd);
   return args;
-}
-
-/** How many runs of this process currently rely on each stub; a stub is removed only by the last one. */
-const stubUsers = new Map<string, number>();
-
-/** Record that a run is about to rely on these stubs (call before spawning). */
-export function acquireStubs(stubs: readonly string[]): void {
-  for (const stub of stubs) stubUsers.set(stub, (stubUsers.get(stub) ?? 0) + 1);
-}
-
-/**
- * The run is over: delete the empty mount-point files bubblewrap left for `stubs`, unless another
- * run of this process still has them mounted (removing a mount point detaches the mount in every
- * namespace, which would unprotect that run). Only empty regular files are removed.
- */
-export async function releaseStubs(stubs: readonly string[]): Promise<void> {
-  for (const stub of stubs) {
-    const users = (stubUsers.get(stub) ?? 1) - 1;
-    if (users > 0) {
-      stubUsers.set(stub, users);
-      continue;
-    }
-    stubUsers.delete(stub);
-    const stat = await lstatOrUndefined(stub).catch(() => undefined);
-    if (stat?.isFile() && stat.size === 0) await fs.rm(stub, { force: true }).catch(() => undefined);
-  }
 }

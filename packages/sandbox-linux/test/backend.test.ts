@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { InvalidCommandSpecError, InvalidSandboxPathError, parseSandboxPolicy, SandboxError } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, LinuxSandboxError } from "../src/index.js";
-import { baseEnv, bwrapMissing, landlockMissing, makeDirs, runSandboxed, sh } from "./support.js";
+import { baseEnv, bwrapMissing, landlockMissing, makeDirs, run, runSandboxed, sh } from "./support.js";
 
 const bwrapSkip = await bwrapMissing();
 const landlockSkip = await landlockMissing();
@@ -52,7 +52,6 @@ describe("bad input", () => {
         await createLinuxSandboxBackend().transform({ argv: ["true"], cwd, env: { PATH: "/usr/bin:/bin" } }, { mode: "read-only", deniedReadPaths: [] }, { sandboxPolicyCwd: cwd });
         console.log("no error");
       } catch (e) { console.log(e.code, e.field, e.message); }`;
-    const { run } = await import("./support.js");
     const r = await run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--input-type=module", "-e", script]);
     expect(r.stdout).toMatch(/^SANDBOX_INVALID_PATH cwd .*is not accessible \(EACCES\)/);
   });
@@ -153,6 +152,26 @@ describe.skipIf(bwrapSkip !== undefined)(`policies under bwrap${bwrapSkip ? ` (s
     expect(fs.existsSync(path.join(dirs.ws, ".shellgate"))).toBe(false);
   });
 
+  it.skipIf(!fs.existsSync("/usr/bin/script") || !fs.existsSync("/bin/bash"))(
+    "under a PTY the command has no controlling terminal (--new-session): /dev/tty cannot be opened, shells run without job control",
+    async () => {
+      const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
+      const inPty = (argv: readonly string[]) => run(["script", "-qec", argv.map(quote).join(" "), "/dev/null"], { cwd: dirs.ws });
+      const probeTty = sh("(echo > /dev/tty) 2>/dev/null && echo HAVE-TTY || echo NO-TTY; /bin/bash --norc -ic true");
+      const control = await inPty(probeTty);
+      expect(control.stdout).toContain("HAVE-TTY");
+      expect(control.stdout).not.toMatch(/no job control/);
+      const execEnv = await backend.transform({ argv: probeTty, cwd: dirs.ws, env: baseEnv() }, parseSandboxPolicy({ mode: "workspace-write" }), { sandboxPolicyCwd: dirs.ws });
+      try {
+        const r = await inPty(execEnv.argv);
+        expect(r.stdout).toContain("NO-TTY");
+        expect(r.stdout).toMatch(/no job control/);
+      } finally {
+        await execEnv.cleanup?.();
+      }
+    },
+  );
+
   it("keeps extra protected paths read-only inside writable roots", async () => {
     const rules = path.join(dirs.ws, "rules");
     fs.mkdirSync(rules);
@@ -173,7 +192,6 @@ describe.skipIf(bwrapSkip !== undefined)(`policies under bwrap${bwrapSkip ? ` (s
       parseSandboxPolicy({ mode: "workspace-write" }),
       { sandboxPolicyCwd: dirs.ws },
     );
-    const { run } = await import("./support.js");
     const r = await run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", ...execEnv.argv], { cwd: dirs.ws, env: { ...execEnv.env } });
     await execEnv.cleanup?.();
     expect(r.stderr).toMatch(/Read-only file system|Permission denied/);

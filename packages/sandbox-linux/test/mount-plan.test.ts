@@ -32,7 +32,8 @@ describe("bwrapArgs", () => {
       maskedFiles: ["/etc/shadow"],
     };
     const args = bwrapArgs(plan, { network: false, procMount: true, cwd: "/w" }).join(" ");
-    expect(args).toContain("--bind /w /w --bind /w/sub /w/sub --ro-bind /w/.git /w/.git --ro-bind /dev/null /w/.codex");
+    expect(args).toContain("--bind /w /w --bind /w/sub /w/sub --ro-bind /w/.git /w/.git --dir /w/.codex --ro-bind /w/.codex /w/.codex --lock-file /w/.codex");
+    expect(args).not.toContain("/dev/null /w/.codex");
     expect(args).toContain("--tmpfs /w/secret --remount-ro /w/secret --ro-bind /dev/null /etc/shadow --chdir /w");
   });
 });
@@ -43,6 +44,7 @@ describe("planMounts", () => {
 
   it("re-binds existing carve-outs, stubs the first missing component, leaves symlinks unpinned", async () => {
     fs.mkdirSync(path.join(base, ".git"));
+    fs.writeFileSync(path.join(base, ".git", "HEAD"), "ref: refs/heads/main\n");
     fs.symlinkSync(path.join(base, ".git"), path.join(base, ".agents"));
     const plan = await planMounts(
       [{ root: base, readOnlySubpaths: [path.join(base, ".git"), path.join(base, ".agents"), path.join(base, ".codex", "config.toml")] }],
@@ -51,6 +53,46 @@ describe("planMounts", () => {
     expect(plan.readOnly).toEqual([path.join(base, ".git")]);
     expect(plan.stubs).toEqual([path.join(base, ".codex")]);
     expect(plan.unpinnedSymlinks).toEqual([path.join(base, ".agents")]);
+  });
+
+  it("gives a missing nested carve-out a placeholder directory at its first missing component", async () => {
+    const ws = fs.mkdtempSync(path.join(base, "nested-"));
+    const rules = path.join(ws, ".config", "shellgate", "rules");
+    const plan = await planMounts([{ root: ws, readOnlySubpaths: [rules] }], []);
+    expect(plan.stubs).toEqual([path.join(ws, ".config")]);
+    expect(plan.readOnly).toEqual([]);
+    // planning changes nothing on disk; the backend creates the placeholder right before the run
+    expect(fs.existsSync(path.join(ws, ".config"))).toBe(false);
+    // once `.config` exists (a user's, or a crashed run's leftover), the placeholder moves one level down
+    fs.mkdirSync(path.join(ws, ".config"));
+    expect((await planMounts([{ root: ws, readOnlySubpaths: [rules] }], [])).stubs).toEqual([path.join(ws, ".config", "shellgate")]);
+  });
+
+  it("treats an existing empty carve-out directory (a leftover placeholder) as a placeholder, a non-empty one as a carve-out", async () => {
+    const ws = fs.mkdtempSync(path.join(base, "leftover-"));
+    fs.mkdirSync(path.join(ws, ".codex"));
+    fs.mkdirSync(path.join(ws, ".shellgate"));
+    fs.writeFileSync(path.join(ws, ".shellgate", "config.toml"), "");
+    const plan = await planMounts([{ root: ws, readOnlySubpaths: [path.join(ws, ".codex"), path.join(ws, ".shellgate")] }], []);
+    expect(plan.stubs).toEqual([path.join(ws, ".codex")]);
+    expect(plan.readOnly).toEqual([path.join(ws, ".shellgate")]);
+  });
+
+  it("puts no placeholder inside a read-only carve-out or a hidden directory, where nothing can be created anyway", async () => {
+    const ws = fs.mkdtempSync(path.join(base, "covered-"));
+    fs.mkdirSync(path.join(ws, ".git"));
+    fs.writeFileSync(path.join(ws, ".git", "HEAD"), "");
+    fs.mkdirSync(path.join(ws, "secret"));
+    fs.writeFileSync(path.join(ws, "secret", "key"), "");
+    const plan = await planMounts(
+      [
+        { root: ws, readOnlySubpaths: [path.join(ws, ".git")] },
+        { root: path.join(ws, ".git"), readOnlySubpaths: [path.join(ws, ".git", "hooks", "x")] },
+        { root: path.join(ws, "secret"), readOnlySubpaths: [path.join(ws, "secret", ".codex")] },
+      ],
+      [path.join(ws, "secret")],
+    );
+    expect(plan.stubs).toEqual([]);
   });
 
   it("keeps /tmp private unless a writable root contains it, and orders roots outermost first", async () => {

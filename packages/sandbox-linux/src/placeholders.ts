@@ -1,0 +1,127 @@
+// Placeholder directories: how a protected path that does not exist yet is kept from being created.
+//
+// bubblewrap can only mount over something that exists, and the writable root is the host's own
+// directory, so whatever serves as the mount point appears in the user's project while a command
+// runs. An empty directory is the mount point that does no harm if it is ever left behind: every
+// tool reads an empty `.codex` or `.config` as "no configuration", where an empty *file* of that
+// name makes them fail with ENOTDIR.
+//
+// Two things must never happen at cleanup: removing something that is not ours (a user's own empty
+// directory, a leftover, the next run's placeholder) and removing a placeholder that another
+// sandbox still has mounted. The kernel lets the host `rmdir` a directory that is a mount point in
+// another mount namespace and silently detaches that mount there, which would let the other
+// sandbox create the protected path after all. So: we create the directory ourselves (and remember
+// its device and inode), runs of this process share it through a reference count, and every
+// sandbox (of any process) holds a read lock on it through `bwrap --lock-file`, which
+// `/proc/locks` shows to the process deciding whether the directory can go.
+import fs from "node:fs";
+import { LinuxSandboxError } from "./errors.js";
+
+/** Device and inode of a directory this process created. */
+interface Identity {
+  dev: bigint;
+  ino: bigint;
+}
+
+interface Entry {
+  users: number;
+  /** Set when this process created the directory (it may remove it); undefined when it was there already. */
+  created: Identity | undefined;
+}
+
+/** Placeholders in use by runs of this process, by path. */
+const entries = new Map<string, Entry>();
+
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
+}
+
+function create(dir: string): Identity | undefined {
+  try {
+    fs.mkdirSync(dir, { mode: 0o755 });
+  } catch (error) {
+    // Already there (a leftover, the user's own empty directory, another process's placeholder):
+    // mount it all the same, but it is not ours to remove.
+    if (errno(error) === "EEXIST") return undefined;
+    throw new LinuxSandboxError(
+      "setup-failed",
+      `cannot create the placeholder directory ${dir} that keeps a protected path from being created inside the sandbox (${errno(error) ?? String(error)})`,
+      { cause: error },
+    );
+  }
+  const stat = fs.lstatSync(dir, { bigint: true });
+  return { dev: stat.dev, ino: stat.ino };
+}
+
+/**
+ * A run is about to mount these placeholders: create those that do not exist (non-recursively —
+ * their parents exist, `planMounts` picked the first missing component) and count the run as a
+ * user. Synchronous, so that runs of this process cannot interleave between check and create.
+ */
+export function acquirePlaceholders(dirs: readonly string[]): void {
+  const done: string[] = [];
+  try {
+    for (const dir of dirs) {
+      let entry = entries.get(dir);
+      if (!entry) {
+        entry = { users: 0, created: create(dir) };
+        entries.set(dir, entry);
+      }
+      entry.users += 1;
+      done.push(dir);
+    }
+  } catch (error) {
+    releasePlaceholders(done);
+    throw error;
+  }
+}
+
+/** glibc's `major()`/`minor()` of a `dev_t`, as `/proc/locks` prints them (hex). */
+function devNumbers(dev: bigint): string {
+  const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn);
+  const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn);
+  return `${major.toString(16).padStart(2, "0")}:${minor.toString(16).padStart(2, "0")}`;
+}
+
+/**
+ * Whether any process holds a lock on this inode, i.e. a sandbox (of this or another process) still
+ * has it mounted. Unreadable `/proc/locks` counts as locked: a leftover empty directory is harmless,
+ * detaching another sandbox's mount is not.
+ */
+export function isLocked(id: Identity): boolean {
+  let table: string;
+  try {
+    table = fs.readFileSync("/proc/locks", "utf8");
+  } catch {
+    return true;
+  }
+  const key = `${devNumbers(id.dev)}:${id.ino}`;
+  return table.split("\n").some((line) => line.split(/\s+/).includes(key));
+}
+
+function removeIfUnused(dir: string, id: Identity): void {
+  try {
+    const stat = fs.lstatSync(dir, { bigint: true });
+    if (!stat.isDirectory() || stat.dev !== id.dev || stat.ino !== id.ino) return; // replaced: not ours any more
+    if (fs.readdirSync(dir).length > 0) return;
+    if (isLocked(id)) return;
+    fs.rmdirSync(dir);
+  } catch {
+    // gone already (another run removed it), filled meanwhile (ENOTEMPTY), busy: leave it be
+  }
+}
+
+/**
+ * A run is over: the last run of this process to use a placeholder removes it, if this process
+ * created it, it is still that same empty directory, and no sandbox holds its lock. Never recursive.
+ */
+export function releasePlaceholders(dirs: readonly string[]): void {
+  for (const dir of dirs) {
+    const entry = entries.get(dir);
+    if (!entry) continue;
+    entry.users -= 1;
+    if (entry.users > 0) continue;
+    entries.delete(dir);
+    if (entry.created) removeIfUnused(dir, entry.created);
+  }
+}

@@ -1,0 +1,154 @@
+// Protected paths that do not exist yet, under the real sandbox: what the command sees, what the
+// host is left with after a normal run, a crashed run, and runs of two processes at once.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseSandboxPolicy } from "@shellgate/sandbox";
+import { createLinuxSandboxBackend } from "../src/index.js";
+import { baseEnv, bwrapMissing, makeDirs, processWithArgsExists, run, runSandboxed, sh } from "./support.js";
+
+const bwrapSkip = await bwrapMissing();
+const INDEX = new URL("../dist/index.js", import.meta.url).pathname;
+const SANDBOX_INDEX = new URL("../../sandbox/dist/index.js", import.meta.url).pathname;
+
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** A second Node process that sandboxes `script` in `cwd` with this package's build, like another tool would. */
+function otherProcess(cwd: string, script: string): { child: ChildProcess; output: () => string; exited: Promise<unknown> } {
+  const source = `
+    const { createLinuxSandboxBackend } = await import(${JSON.stringify(INDEX)});
+    const { parseSandboxPolicy } = await import(${JSON.stringify(SANDBOX_INDEX)});
+    const { spawn } = await import("node:child_process");
+    const cwd = ${JSON.stringify(cwd)};
+    const env = await createLinuxSandboxBackend().transform(
+      { argv: ["/bin/sh", "-c", ${JSON.stringify(script)}], cwd, env: { PATH: "/usr/bin:/bin" } },
+      parseSandboxPolicy({ mode: "workspace-write" }), { sandboxPolicyCwd: cwd });
+    const child = spawn(env.argv[0], env.argv.slice(1), { cwd: env.cwd, env: env.env, stdio: ["ignore", "inherit", "inherit"] });
+    child.on("close", async (code) => { await env.cleanup?.(); process.exitCode = code ?? 1; });`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", source], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise((resolve) => child.on("close", resolve));
+  return { child, output: () => out, exited };
+}
+
+describe.skipIf(bwrapSkip !== undefined)(`missing protected paths under bwrap${bwrapSkip ? ` (skipped: ${bwrapSkip})` : ""}`, () => {
+  const backend = createLinuxSandboxBackend();
+  const all: Array<{ remove: () => void }> = [];
+  const workspace = (label: string) => {
+    const dirs = makeDirs(label);
+    all.push(dirs);
+    return dirs.ws;
+  };
+  afterAll(() => all.forEach((d) => d.remove()));
+
+  it("a missing .codex is an empty read-only directory inside, and nothing is left of it on the host afterwards", async () => {
+    const ws = workspace("ph-codex");
+    const r = await runSandboxed(backend, sh(
+      "test -d .codex && echo IS-DIR; ls -A .codex | wc -l; echo > .codex/config.toml && echo WROTE; mkdir -p .codex/x && echo MADE; echo ok > elsewhere",
+    ), { mode: "workspace-write" }, ws);
+    expect(r.stdout).toContain("IS-DIR");
+    expect(r.stdout).not.toMatch(/WROTE|MADE/);
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(path.join(ws, "elsewhere"), "utf8")).toBe("ok\n");
+    expect(fs.existsSync(path.join(ws, ".codex"))).toBe(false);
+    expect(fs.existsSync(path.join(ws, ".shellgate"))).toBe(false);
+  });
+
+  it("a missing nested policy directory gets its placeholder at the first missing component; the rest of the workspace stays writable", async () => {
+    const ws = workspace("ph-nested");
+    const rules = path.join(ws, ".config", "shellgate", "rules");
+    const execEnv = await backend.transform(
+      { argv: sh("test -d .config && echo IS-DIR; echo x > .config/x || echo BLOCKED; mkdir -p .config/shellgate/rules || echo BLOCKED-RULES; echo y > elsewhere && echo WROTE"), cwd: ws, env: baseEnv() },
+      parseSandboxPolicy({ mode: "workspace-write" }),
+      { sandboxPolicyCwd: ws, protectedPaths: [rules] },
+    );
+    expect(execEnv.argv.join(" ")).toContain(`--dir ${path.join(ws, ".config")} --ro-bind ${path.join(ws, ".config")} ${path.join(ws, ".config")}`);
+    expect(fs.lstatSync(path.join(ws, ".config")).isDirectory()).toBe(true);
+    try {
+      const r = await run(execEnv.argv, { cwd: execEnv.cwd, env: { ...execEnv.env } });
+      expect(r.stdout).toContain("IS-DIR");
+      expect(r.stdout).toContain("BLOCKED\n");
+      expect(r.stdout).toContain("BLOCKED-RULES");
+      expect(r.stdout).toContain("WROTE");
+    } finally {
+      await execEnv.cleanup?.();
+    }
+    expect(fs.readFileSync(path.join(ws, "elsewhere"), "utf8")).toBe("y\n");
+    expect(fs.existsSync(path.join(ws, ".config"))).toBe(false);
+  });
+
+  it("a crashed run leaves only an empty directory, which the next run works with and treats as no configuration", async () => {
+    const ws = workspace("ph-crash");
+    const marker = "sleep 31.25";
+    const crashed = otherProcess(ws, `touch started; exec ${marker}`);
+    try {
+      await waitFor(() => fs.existsSync(path.join(ws, "started")) || crashed.child.exitCode !== null, "the other process's sandbox to start");
+      expect(fs.existsSync(path.join(ws, "started")), crashed.output()).toBe(true);
+      crashed.child.kill("SIGKILL"); // no cleanup runs
+      await crashed.exited;
+      await waitFor(() => processWithArgsExists(marker).length === 0, "the crashed sandbox to die with its parent");
+    } finally {
+      crashed.child.kill("SIGKILL");
+    }
+    const leftover = path.join(ws, ".codex");
+    expect(fs.lstatSync(leftover).isDirectory()).toBe(true);
+    expect(fs.readdirSync(leftover)).toEqual([]);
+
+    const r = await runSandboxed(backend, sh(
+      "cat .codex/config.toml 2>/dev/null || echo NO-CONFIG; echo > .codex/config.toml || echo BLOCKED; echo ok > after-crash",
+    ), { mode: "workspace-write" }, ws);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("NO-CONFIG");
+    expect(r.stdout).toContain("BLOCKED");
+    expect(fs.readFileSync(path.join(ws, "after-crash"), "utf8")).toBe("ok\n");
+    // not this run's to remove (it cannot tell a leftover from the user's own empty directory)
+    expect(fs.readdirSync(leftover)).toEqual([]);
+  });
+
+  it("overlapping runs of one process share a placeholder; the last one to finish removes it", async () => {
+    const ws = workspace("ph-overlap");
+    const policy = parseSandboxPolicy({ mode: "workspace-write" });
+    const first = await backend.transform({ argv: sh("echo > .codex/a || echo BLOCKED"), cwd: ws, env: baseEnv() }, policy, { sandboxPolicyCwd: ws });
+    const second = await backend.transform({ argv: sh("echo > .codex/b || echo BLOCKED"), cwd: ws, env: baseEnv() }, policy, { sandboxPolicyCwd: ws });
+    const [a, b] = await Promise.all([first, second].map((e) => run(e.argv, { cwd: e.cwd, env: { ...e.env } })));
+    expect(a?.stdout).toContain("BLOCKED");
+    expect(b?.stdout).toContain("BLOCKED");
+    await first.cleanup?.();
+    expect(fs.lstatSync(path.join(ws, ".codex")).isDirectory()).toBe(true); // the second run still holds it
+    await second.cleanup?.();
+    expect(fs.existsSync(path.join(ws, ".codex"))).toBe(false);
+    expect(fs.existsSync(path.join(ws, ".shellgate"))).toBe(false);
+  });
+
+  it("a run's cleanup leaves the placeholder in place while another process's sandbox still has it mounted", async () => {
+    const ws = workspace("ph-two");
+    const mine = await backend.transform({ argv: ["true"], cwd: ws, env: baseEnv() }, parseSandboxPolicy({ mode: "workspace-write" }), { sandboxPolicyCwd: ws });
+    expect(fs.lstatSync(path.join(ws, ".codex")).isDirectory()).toBe(true); // created by this process
+    const other = otherProcess(ws, "touch started; while [ ! -e go ]; do sleep 0.05; done; mkdir -p .codex/x && echo CREATED; echo done");
+    try {
+      await waitFor(() => fs.existsSync(path.join(ws, "started")) || other.child.exitCode !== null, "the other process's sandbox to start");
+      expect(fs.existsSync(path.join(ws, "started")), other.output()).toBe(true);
+      const r = await run(mine.argv, { cwd: mine.cwd, env: { ...mine.env } });
+      expect(r.code).toBe(0);
+      await mine.cleanup?.();
+      expect(fs.lstatSync(path.join(ws, ".codex")).isDirectory()).toBe(true);
+      fs.writeFileSync(path.join(ws, "go"), "");
+      await other.exited;
+    } finally {
+      other.child.kill("SIGKILL");
+    }
+    expect(other.output()).toContain("done");
+    expect(other.output()).not.toContain("CREATED");
+    expect(fs.existsSync(path.join(ws, ".codex", "x"))).toBe(false);
+  });
+});

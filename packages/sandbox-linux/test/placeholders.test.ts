@@ -1,0 +1,113 @@
+// Placeholder directories on the host: who creates them, who may remove them, and when not.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LinuxSandboxError } from "../src/index.js";
+import { acquirePlaceholders, isLocked, releasePlaceholders } from "../src/placeholders.js";
+
+const base = fs.mkdtempSync(path.join(os.tmpdir(), "sg-placeholders-"));
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+let counter = 0;
+const fresh = (): string => path.join(base, `p${++counter}`);
+
+function identity(dir: string): { dev: bigint; ino: bigint } {
+  const stat = fs.lstatSync(dir, { bigint: true });
+  return { dev: stat.dev, ino: stat.ino };
+}
+
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+describe("placeholder directories", () => {
+  it("are created as empty directories and removed by the run that created them", () => {
+    const dir = fresh();
+    acquirePlaceholders([dir]);
+    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    releasePlaceholders([dir]);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("stay while another run of this process still uses them", () => {
+    const dir = fresh();
+    acquirePlaceholders([dir]);
+    acquirePlaceholders([dir]);
+    releasePlaceholders([dir]);
+    expect(fs.existsSync(dir)).toBe(true);
+    releasePlaceholders([dir]);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("are never removed when they were there before (a leftover, the user's own directory)", () => {
+    const dir = fresh();
+    fs.mkdirSync(dir);
+    acquirePlaceholders([dir]);
+    releasePlaceholders([dir]);
+    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
+  });
+
+  it("are never removed recursively, nor when replaced by another directory", () => {
+    const filled = fresh();
+    acquirePlaceholders([filled]);
+    fs.writeFileSync(path.join(filled, "config.toml"), "x");
+    releasePlaceholders([filled]);
+    expect(fs.readFileSync(path.join(filled, "config.toml"), "utf8")).toBe("x");
+
+    const replaced = fresh();
+    acquirePlaceholders([replaced]);
+    fs.renameSync(replaced, `${replaced}.old`); // keeps the old inode alive, so the new one differs
+    fs.mkdirSync(replaced);
+    releasePlaceholders([replaced]);
+    expect(fs.existsSync(replaced)).toBe(true);
+  });
+
+  it("tolerate another run having removed them already", () => {
+    const dir = fresh();
+    acquirePlaceholders([dir]);
+    fs.rmdirSync(dir);
+    expect(() => releasePlaceholders([dir])).not.toThrow();
+  });
+
+  it("fail with a typed error when they cannot be created, undoing the ones already made", () => {
+    const made = fresh();
+    const impossible = path.join(fresh(), "no-parent");
+    let error: unknown;
+    try {
+      acquirePlaceholders([made, impossible]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(LinuxSandboxError);
+    expect(error).toMatchObject({ failure: "setup-failed", code: "SANDBOX_TRANSFORM_FAILED" });
+    expect((error as Error).message).toContain(impossible);
+    expect(fs.existsSync(made)).toBe(false);
+  });
+
+  it.skipIf(!fs.existsSync("/usr/bin/flock") || !fs.existsSync("/proc/locks"))(
+    "stay while another process holds a lock on them (another sandbox still has them mounted)",
+    async () => {
+      const dir = fresh();
+      acquirePlaceholders([dir]);
+      // `cat` holds the lock until its stdin closes, so nothing outlives the test
+      const holder = spawn("/usr/bin/flock", ["--shared", dir, "cat"], { stdio: ["pipe", "ignore", "ignore"] });
+      const exited = new Promise((resolve) => holder.on("close", resolve));
+      try {
+        await waitFor(() => isLocked(identity(dir)), "the lock to show in /proc/locks");
+        releasePlaceholders([dir]);
+        expect(fs.lstatSync(dir).isDirectory()).toBe(true);
+      } finally {
+        holder.stdin.end();
+        await exited;
+      }
+      expect(isLocked(identity(dir))).toBe(false);
+    },
+  );
+});
