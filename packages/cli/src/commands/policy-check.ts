@@ -1,0 +1,79 @@
+/**
+ * `policy-check` (and `shellgate policy check`): Codex-compatible `execpolicy check`, plus
+ * `--explain`, `--stdin` batch mode and `test FILES`. Start-up is kept lean: only
+ * `@shellgate/execpolicy` is loaded, and only after the arguments have been validated.
+ */
+import { POLICY_CHECK_USAGE, UsageError, parsePolicyCheckArgs } from "../policy-check/args.js";
+import type { PolicyCheckArgs } from "../policy-check/args.js";
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.write(text)) resolve();
+    else stream.once("drain", () => resolve());
+  });
+}
+
+/** Render a load failure for stderr: the diagnostic with source line and caret when there is one. */
+function describeLoadError(e: unknown): string | undefined {
+  if (typeof e !== "object" || e === null) return undefined;
+  const err = e as { code?: unknown; render?: () => string; message?: string; name?: string };
+  if (typeof err.code !== "string" || !/^Policy|InvalidArgument/.test(err.name ?? "")) return undefined;
+  return typeof err.render === "function" ? err.render() : `error[${err.code}]: ${err.message ?? ""}`;
+}
+
+/**
+ * Where compiled policies are cached: `SHELLGATE_POLICY_CACHE_DIR`, else the per-user default;
+ * `SHELLGATE_POLICY_CACHE=off` disables the cache.
+ */
+function policyCacheDir(defaultDir: () => string): string | undefined {
+  if (process.env["SHELLGATE_POLICY_CACHE"] === "off") return undefined;
+  return process.env["SHELLGATE_POLICY_CACHE_DIR"] || defaultDir();
+}
+
+/** Run `policy-check` with `args`; returns the exit code. */
+export async function run(args: string[]): Promise<number> {
+  let parsed: PolicyCheckArgs;
+  try {
+    parsed = parsePolicyCheckArgs(args);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      await write(process.stderr, `policy-check: error: ${e.message}\n\n${POLICY_CHECK_USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+  if (parsed.mode === "help") {
+    await write(process.stdout, POLICY_CHECK_USAGE);
+    return 0;
+  }
+  const ep = await import("@shellgate/execpolicy");
+  try {
+    if (parsed.mode === "test") {
+      const { renderExampleReport } = await import("../policy-check/test-examples.js");
+      const reports = ep.collectExampleResults(await ep.readPolicySources(parsed.files));
+      const { text, ok } = renderExampleReport(reports);
+      await write(process.stdout, text);
+      return ok ? 0 : 1;
+    }
+    const policy = await ep.loadPolicy(parsed.rules, { cacheDir: policyCacheDir(ep.defaultPolicyCacheDir) });
+    if (parsed.mode === "stdin") {
+      const { runBatch } = await import("../policy-check/batch.js");
+      const bad = await runBatch(policy, process.stdin, process.stdout, parsed);
+      return bad ? 1 : 0;
+    }
+    const evaluation = policy.evaluate(parsed.command, { resolveHostExecutables: parsed.resolveHostExecutables });
+    if (parsed.explain) {
+      const { explainEvaluation } = await import("../policy-check/explain.js");
+      await write(process.stdout, explainEvaluation(parsed.command, evaluation, parsed.resolveHostExecutables));
+      return 0;
+    }
+    const json = ep.evaluationToCodexJson(evaluation);
+    await write(process.stdout, `${parsed.pretty ? JSON.stringify(json, null, 2) : JSON.stringify(json)}\n`);
+    return 0;
+  } catch (e) {
+    const rendered = describeLoadError(e);
+    if (rendered === undefined) throw e;
+    await write(process.stderr, `policy-check: ${rendered}\n`);
+    return 1;
+  }
+}

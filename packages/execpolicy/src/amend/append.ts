@@ -1,0 +1,70 @@
+/** Appending an "always allow this prefix" rule to a rules file (the amend of an approval). */
+import { mkdir, open } from "node:fs/promises";
+import { dirname } from "node:path";
+import { AmendError, InvalidArgumentError } from "../errors.js";
+import { withFileLock } from "./lock.js";
+import type { LockOptions } from "./lock.js";
+
+import { MAX_AMEND_FILE_BYTES, formatAllowPrefixRule } from "./format.js";
+
+function validatePrefix(prefix: unknown): asserts prefix is string[] {
+  if (!Array.isArray(prefix)) throw new InvalidArgumentError("prefix", "expected an array of strings");
+  if (prefix.length === 0) throw new InvalidArgumentError("prefix", "prefix rule requires at least one token");
+  prefix.forEach((t, i) => {
+    if (typeof t !== "string") throw new InvalidArgumentError(`prefix[${i}]`, `expected a string, got ${typeof t}`);
+  });
+}
+
+/** Implementation of `appendAllowPrefixRule` (loaded on first use; see `amend/index.ts`). */
+export async function appendAllowPrefixRuleImpl(file: string, prefix: readonly string[], options: LockOptions = {}): Promise<{ added: boolean }> {
+  if (typeof file !== "string" || file === "") throw new InvalidArgumentError("file", "expected a non-empty path");
+  validatePrefix(prefix);
+  const line = formatAllowPrefixRule(prefix);
+  try {
+    await mkdir(dirname(file));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+      throw new AmendError(file, "mkdir", `failed to create policy directory ${dirname(file)}: ${(e as Error).message}`, e);
+    }
+  }
+  try {
+    return await withFileLock(file, async () => {
+      let fh;
+      try {
+        fh = await open(file, "a+");
+      } catch (e) {
+        throw new AmendError(file, "open", `failed to open policy file: ${(e as Error).message}`, e);
+      }
+      try {
+        const { size } = await fh.stat();
+        if (size > MAX_AMEND_FILE_BYTES) throw new AmendError(file, "read", `policy file is larger than ${MAX_AMEND_FILE_BYTES} bytes`);
+        const buf = Buffer.alloc(size);
+        let off = 0;
+        try {
+          while (off < size) {
+            const { bytesRead } = await fh.read(buf, off, size - off, off);
+            if (bytesRead === 0) break;
+            off += bytesRead;
+          }
+        } catch (e) {
+          throw new AmendError(file, "read", `failed to read policy file: ${(e as Error).message}`, e);
+        }
+        const text = buf.subarray(0, off).toString("utf8");
+        if (text.split("\n").includes(line)) return { added: false };
+        const prefixNl = text.length > 0 && !text.endsWith("\n") ? "\n" : "";
+        try {
+          await fh.appendFile(`${prefixNl}${line}\n`, "utf8");
+        } catch (e) {
+          throw new AmendError(file, "write", `failed to write policy file: ${(e as Error).message}`, e);
+        }
+        return { added: true };
+      } finally {
+        await fh.close();
+      }
+    }, options);
+  } catch (e) {
+    if (e instanceof AmendError) throw e;
+    if ((e as NodeJS.ErrnoException).code === "ELOCKTIMEOUT") throw new AmendError(file, "lock", (e as Error).message, e);
+    throw new AmendError(file, "lock", `failed to lock policy file: ${(e as Error).message}`, e);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * A cache of compiled policies on disk, keyed by the exact inputs: package format version, home
+ * directory (`~/` host paths expand against it), and every file's path and full text, in order.
+ * A hit rebuilds the `Policy` from JSON without loading the parser at all, which is what keeps
+ * `policy-check` start-up low. Any unreadable, corrupt or mismatching entry is ignored (and
+ * overwritten on the next successful parse); writes are atomic (temp file + rename) and the
+ * directory is created private (0700) because its contents decide what commands may run.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { PolicyContents } from "./policy.js";
+import type { PolicySource } from "./load-types.js";
+import type { Decision, NetworkProtocol, NetworkRule, PrefixRule } from "./types.js";
+
+const FORMAT = "shellgate-execpolicy-cache-v1";
+const DECISIONS = new Set(["allow", "prompt", "forbidden"]);
+const PROTOCOLS = new Set(["http", "https", "socks5_tcp", "socks5_udp"]);
+
+/** Cache key for a list of sources. */
+export function cacheKey(sources: readonly PolicySource[]): string {
+  const h = createHash("sha256");
+  h.update(`${FORMAT}\0${homedir()}\0`);
+  for (const s of sources) h.update(`${s.path.length}:${s.path}\0${s.source.length}:${s.source}\0`);
+  return h.digest("hex");
+}
+
+interface CacheEntry {
+  format: string;
+  key: string;
+  contents: {
+    files: string[];
+    rules: Array<Omit<PrefixRule, "index">>;
+    hostExecutables: Array<[string, string[]]>;
+    networkRules: NetworkRule[];
+  };
+}
+
+const isStr = (v: unknown): v is string => typeof v === "string";
+const isStrArr = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
+const isLoc = (v: unknown): boolean => {
+  const o = v as { file?: unknown; line?: unknown; column?: unknown } | null;
+  return !!o && isStr(o.file) && Number.isInteger(o.line) && Number.isInteger(o.column);
+};
+
+/** Validate a parsed cache entry; `undefined` when it is not exactly what we wrote. */
+function decode(raw: unknown, key: string): PolicyContents | undefined {
+  const e = raw as CacheEntry | null;
+  if (!e || e.format !== FORMAT || e.key !== key || typeof e.contents !== "object" || e.contents === null) return undefined;
+  const c = e.contents;
+  if (!isStrArr(c.files) || !Array.isArray(c.rules) || !Array.isArray(c.hostExecutables) || !Array.isArray(c.networkRules)) return undefined;
+  const rules: PrefixRule[] = [];
+  for (const r of c.rules) {
+    if (!r || !isStr(r.program) || !Array.isArray(r.rest) || !r.rest.every(isStrArr) || !DECISIONS.has(r.decision) || !isLoc(r.source)) return undefined;
+    if (r.justification !== undefined && !isStr(r.justification)) return undefined;
+    const base = { program: r.program, rest: r.rest, decision: r.decision as Decision, source: r.source, index: rules.length };
+    rules.push(r.justification === undefined ? base : { ...base, justification: r.justification });
+  }
+  const hostExecutables = new Map<string, string[]>();
+  for (const h of c.hostExecutables) {
+    if (!Array.isArray(h) || !isStr(h[0]) || !isStrArr(h[1])) return undefined;
+    hostExecutables.set(h[0], h[1]);
+  }
+  for (const n of c.networkRules) {
+    if (!n || !isStr(n.host) || !PROTOCOLS.has(n.protocol as NetworkProtocol) || !DECISIONS.has(n.decision) || !isLoc(n.source)) return undefined;
+  }
+  return { files: c.files, rules, hostExecutables, networkRules: c.networkRules };
+}
+
+/** Look up compiled contents; `undefined` on any miss or problem. */
+export async function readCache(dir: string, key: string): Promise<PolicyContents | undefined> {
+  try {
+    // Synchronous for the same start-up reason as `readPolicySources`.
+    return decode(JSON.parse(readFileSync(join(dir, `${key}.json`), "utf8")), key);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Store compiled contents (best effort: a failure to cache never fails the load). */
+export async function writeCache(dir: string, key: string, contents: PolicyContents): Promise<void> {
+  const entry: CacheEntry = {
+    format: FORMAT,
+    key,
+    contents: {
+      files: contents.files,
+      rules: contents.rules.map(({ index: _index, ...rest }) => rest),
+      hostExecutables: [...contents.hostExecutables],
+      networkRules: contents.networkRules,
+    },
+  };
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const tmp = join(dir, `.${key}.${process.pid}.${Date.now()}.tmp`);
+    await writeFile(tmp, JSON.stringify(entry), { mode: 0o600 });
+    await rename(tmp, join(dir, `${key}.json`));
+  } catch {
+    // Read-only home, full disk...: the cache is an optimisation only.
+  }
+}
+
+/** The default per-user cache directory (`$XDG_CACHE_HOME/shellgate/execpolicy` or `~/.cache/...`). */
+export function defaultCacheDir(): string {
+  const base = process.env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
+  return join(base, "shellgate", "execpolicy");
+}

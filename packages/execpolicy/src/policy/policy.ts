@@ -1,0 +1,105 @@
+/** The compiled `Policy`: rules from one or more files, ready to evaluate commands. */
+import { InvalidArgumentError } from "../errors.js";
+import { evaluateCommand, strictestDecision } from "./evaluate.js";
+import { Matcher } from "./matcher.js";
+import type { Decision, Evaluation, EvaluateOptions, NetworkRule, PrefixRule } from "./types.js";
+
+/** Rules, host executables and network rules accumulated from the loaded files. */
+export interface PolicyContents {
+  files: string[];
+  rules: PrefixRule[];
+  hostExecutables: Map<string, string[]>;
+  networkRules: NetworkRule[];
+}
+
+/**
+ * An immutable compiled policy. Build one with `loadPolicy`/`parsePolicy` (or `Policy.empty()`),
+ * then call `evaluate(argv)` for each command.
+ */
+export class Policy {
+  /** The loaded files, in load order. */
+  readonly files: string[];
+  /** Every prefix rule, in definition order. */
+  readonly rules: readonly PrefixRule[];
+  /** `host_executable` entries (name → allowed absolute paths); the last definition won. */
+  readonly hostExecutables: ReadonlyMap<string, readonly string[]>;
+  /** `network_rule` entries in definition order. */
+  readonly networkRules: readonly NetworkRule[];
+  private readonly matcher = new Matcher();
+  private readonly matchFn = (program: string, argv: readonly string[]) => this.matcher.match(program, argv);
+
+  constructor(contents: PolicyContents) {
+    this.files = [...contents.files];
+    this.rules = contents.rules;
+    this.hostExecutables = contents.hostExecutables;
+    this.networkRules = contents.networkRules;
+    for (const r of contents.rules) this.matcher.add(r);
+  }
+
+  /** A policy with no rules (every command evaluates to no match). */
+  static empty(): Policy {
+    return new Policy({ files: [], rules: [], hostExecutables: new Map(), networkRules: [] });
+  }
+
+  /**
+   * Evaluate one command. Returns every matching rule in definition order and the strictest
+   * decision; `decision` is absent when no rule matched. An empty argv matches nothing.
+   */
+  evaluate(argv: readonly string[], options?: EvaluateOptions): Evaluation {
+    if (!Array.isArray(argv)) throw new InvalidArgumentError("argv", "expected an array of strings");
+    for (let i = 0; i < argv.length; i++) {
+      if (typeof argv[i] !== "string") throw new InvalidArgumentError(`argv[${i}]`, `expected a string, got ${typeof argv[i]}`);
+    }
+    return evaluateCommand(this.matchFn, this.hostExecutables, argv, options);
+  }
+
+  /** Evaluate several commands (e.g. the segments of a shell script): matches concatenated, strictest decision overall. */
+  evaluateAll(commands: ReadonlyArray<readonly string[]>, options?: EvaluateOptions): Evaluation {
+    const parts = commands.map((c) => this.evaluate(c, options));
+    const decision = strictestDecision(parts.map((p) => p.decision));
+    const matchedRules = parts.flatMap((p) => p.matchedRules);
+    return decision === undefined ? { matchedRules } : { decision, matchedRules };
+  }
+
+  /**
+   * A new policy with one more rule whose tokens are all literals (what an approved "always allow
+   * this prefix" adds in memory). The rule's source is `{ file: "<amend>", line: 0, column: 0 }`
+   * unless given.
+   */
+  withPrefixRule(prefix: readonly string[], decision: Decision = "allow", source = { file: "<amend>", line: 0, column: 0 }): Policy {
+    if (!Array.isArray(prefix) || prefix.length === 0 || prefix.some((t) => typeof t !== "string")) {
+      throw new InvalidArgumentError("prefix", "expected a non-empty array of strings");
+    }
+    const rule: PrefixRule = { program: prefix[0]!, rest: prefix.slice(1).map((t) => [t]), decision, source, index: this.rules.length };
+    return new Policy({
+      files: this.files, rules: [...this.rules, rule], hostExecutables: new Map(this.hostExecutables as Map<string, string[]>), networkRules: [...this.networkRules],
+    });
+  }
+
+  /** Patterns of every `allow` rule, alternatives written `[a|b]`, sorted and de-duplicated. */
+  allowedPrefixes(): string[][] {
+    const seen = new Map<string, string[]>();
+    for (const r of this.rules) {
+      if (r.decision !== "allow") continue;
+      const p = [r.program, ...r.rest.map((alts) => (alts.length === 1 ? alts[0]! : `[${alts.join("|")}]`))];
+      seen.set(JSON.stringify(p), p);
+    }
+    return [...seen.values()].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  }
+
+  /** Compiled network domain lists: the last `allow`/`forbidden` rule for a host wins; `prompt` is ignored. */
+  networkDomains(): { allowed: string[]; denied: string[] } {
+    const allowed: string[] = [];
+    const denied: string[] = [];
+    for (const r of this.networkRules) {
+      if (r.decision === "prompt") continue;
+      const [add, remove] = r.decision === "allow" ? [allowed, denied] : [denied, allowed];
+      for (const list of [add, remove]) {
+        const i = list.indexOf(r.host);
+        if (i >= 0) list.splice(i, 1);
+      }
+      add.push(r.host);
+    }
+    return { allowed, denied };
+  }
+}
