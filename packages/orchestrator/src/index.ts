@@ -1,1 +1,10 @@
-export {};
+export * from "./errors.js";
+export * from "./events.js";
+export * from "./tools/index.js";
+export * from "./output/index.js";
+export * from "./sessions/index.js";
+export * from "./orchestrator.js";
+export * from "./admission/index.js";
+export * from "./approval/index.js";
+export * from "./pipeline/index.js";
+export * from "./env/index.js";

@@ -1,0 +1,115 @@
+// Overhead of a tool call through the orchestrator versus a bare spawn of the same command.
+// Run after building: `npm run bench -w @shellgate/orchestrator` (about 20-40 s on 2 cores).
+// Options: BENCH_RUNS (default 30), BENCH_CODEX=0 to skip the Codex CLI comparison.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { spawnPipe } from "@shellgate/pty";
+import { Orchestrator } from "../dist/index.js";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const WARMUP = 3;
+const TARGET_OVERHEAD_MS = 5; // median added by admission + pipeline + formatting, unsandboxed
+const CODEX = "/opt/codex/node_modules/.bin/codex";
+
+const dir = await mkdtemp(path.join(os.tmpdir(), "shellgate-orch-bench-"));
+const home = path.join(dir, "home");
+await import("node:fs/promises").then((fs) => fs.mkdir(home));
+const hostEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
+
+async function measure(runs, fn) {
+  for (let i = 0; i < Math.min(WARMUP, runs); i += 1) await fn();
+  const times = [];
+  for (let i = 0; i < runs; i += 1) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  return { median: at(0.5), p90: at(0.9) };
+}
+
+const fmt = (ms) => `${ms.toFixed(2)} ms`;
+const rows = [];
+function report(name, stats, note = "") {
+  rows.push({ name, ...stats });
+  console.log(`${name.padEnd(52)} median ${fmt(stats.median).padStart(10)}  p90 ${fmt(stats.p90).padStart(10)}${note ? `  ${note}` : ""}`);
+}
+
+function nodeSpawn(argv) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: hostEnv, cwd: dir });
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+}
+
+const must = (response) => {
+  if (!response.success) throw new Error(`bench call failed: ${response.content}`);
+};
+
+console.log(`orchestrator overhead bench — ${RUNS} runs each after ${WARMUP} warm-up runs, node ${process.version}, ${os.cpus().length} cpus`);
+
+const childProcess = await measure(RUNS, () => nodeSpawn(["/bin/bash", "-c", "true"]));
+report("node child_process: bash -c true", childProcess);
+const bare = await measure(RUNS, () => spawnPipe({ argv: ["/bin/bash", "-c", "true"], cwd: dir, env: hostEnv }).result());
+report("@shellgate/pty spawnPipe: bash -c true", bare);
+
+const plain = new Orchestrator({ cwd: dir, hostEnv, shell: "/bin/bash", approvalPolicy: "never", sandboxPolicy: { mode: "danger-full-access" } });
+const callShellCommand = async () =>
+  must(await plain.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' }));
+const shellCommand = await measure(RUNS, callShellCommand);
+report("orchestrator shell_command `true` (no sandbox)", shellCommand, `x${(shellCommand.median / bare.median).toFixed(2)} vs bare spawn`);
+
+// The machine is shared, so compare in pairs (bare, then orchestrated) and take the median difference.
+const diffs = [];
+for (let i = 0; i < RUNS; i += 1) {
+  const t0 = performance.now();
+  await spawnPipe({ argv: ["/bin/bash", "-c", "true"], cwd: dir, env: hostEnv }).result();
+  const t1 = performance.now();
+  await callShellCommand();
+  diffs.push(performance.now() - t1 - (t1 - t0));
+}
+diffs.sort((a, b) => a - b);
+const overhead = diffs[Math.floor(diffs.length / 2)];
+console.log(`${"paired overhead of shell_command over bare spawn".padEnd(52)} median ${fmt(overhead).padStart(10)}  vs target ${TARGET_OVERHEAD_MS} ms: ${overhead <= TARGET_OVERHEAD_MS ? "OK" : "MISS"}`);
+
+// What the orchestrator itself adds, without any process: admission + pipeline + formatting.
+const noProcess = await measure(RUNS * 5, () =>
+  plain.pipeline.run({ callId: "b", tool: "shell", argv: ["/bin/bash", "-c", "true"], cwd: dir, env: hostEnv, permissions: "use_default" }, async () => ({
+    value: 0,
+    probe: { exitCode: 0, stdout: "", stderr: "", aggregated: "", timedOut: false },
+  })),
+);
+report("pipeline only (admission+approval+sandbox prep)", noProcess, `vs target ${TARGET_OVERHEAD_MS} ms: ${noProcess.median <= TARGET_OVERHEAD_MS ? "OK" : "MISS"}`);
+const shellArgv = await measure(RUNS, async () => must(await plain.handleToolCall({ name: "shell", arguments: { command: ["true"] } })));
+report("orchestrator shell [\"true\"] (no sandbox)", shellArgv);
+const execCommand = await measure(RUNS, async () =>
+  must(await plain.handleToolCall({ name: "exec_command", arguments: { cmd: "true", login: false } })),
+);
+report("orchestrator exec_command `true` (no sandbox, pipes)", execCommand);
+await plain.close();
+
+const sandboxed = await Orchestrator.create({ cwd: dir, hostEnv, shell: "/bin/bash", approvalPolicy: "never", sandboxPolicy: { mode: "workspace-write" } });
+const probe = await sandboxed.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' });
+if (probe.success) {
+  const sandboxedStats = await measure(RUNS, async () =>
+    must(await sandboxed.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' })),
+  );
+  report("orchestrator shell_command `true` (linux sandbox)", sandboxedStats,
+    `x${(sandboxedStats.median / shellCommand.median).toFixed(2)} vs unsandboxed`);
+  if (process.env.BENCH_CODEX !== "0" && existsSync(CODEX)) {
+    const codex = await measure(Math.min(RUNS, 8), () => nodeSpawn([CODEX, "sandbox", "--", "true"]));
+    report("codex sandbox -- true (CLI, includes its start-up)", codex,
+      `shellgate sandboxed call is x${(codex.median / sandboxedStats.median).toFixed(2)} faster per command`);
+  } else {
+    console.log("codex comparison skipped (BENCH_CODEX=0 or /opt/codex missing)");
+  }
+} else {
+  console.log(`linux sandbox run skipped: ${probe.content.split("\n")[0]}`);
+}
+await sandboxed.close();
+await rm(dir, { recursive: true, force: true });

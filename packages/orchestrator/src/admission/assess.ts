@@ -1,0 +1,170 @@
+import type { SandboxPermissions, SandboxPolicy } from "@shellgate/sandbox";
+import type { ApprovalPolicy } from "./approval-policy.js";
+import { applyEscalationGuard } from "./escalation.js";
+import type { PolicyEvaluator, PolicyRuleMatch } from "./policy-types.js";
+import type { PolicyDecision } from "./policy-types.js";
+import {
+  decideSegments,
+  mapToRequirement,
+  type ExecApprovalRequirement,
+  type RequirementContext,
+  type SegmentFacts,
+} from "./requirement.js";
+
+/** How a shell wrapper was split: the shape of `@shellgate/shell-detect`'s `SplitResult`. */
+export type SplitOutcome =
+  | { kind: "plain"; commands: string[][] }
+  | { kind: "not-plain"; reason: string }
+  | { kind: "not-a-shell" };
+
+/** The heredoc fallback's result: the shape of `@shellgate/shell-detect`'s `HeredocSplit`. */
+export type HeredocOutcome =
+  | { kind: "heredoc-command"; command: string[] }
+  | { kind: "not-plain"; reason: string }
+  | { kind: "not-a-shell" };
+
+/** The classifiers admission uses; the defaults are the real packages, tests may substitute. */
+export interface AdmissionDeps {
+  splitShellCommand(argv: readonly string[]): Promise<SplitOutcome>;
+  /** The "complex parsing" fallback for one command fed by heredocs; absent means no fallback. */
+  splitHeredocCommand?(argv: readonly string[]): Promise<HeredocOutcome>;
+  /**
+   * Every literal command anywhere in a `bash|zsh|sh -c/-lc` wrapper's script (inside pipelines,
+   * control flow, redirected statements, `$(...)`), or `undefined` when argv is no such wrapper or the
+   * script does not parse: the shape of `@shellgate/shell-detect`'s `literalCommands`. Consulted only
+   * when the plain split fails, so a dangerous command cannot hide behind a redirect or a substitution.
+   */
+  literalCommands(argv: readonly string[]): Promise<string[][] | undefined>;
+  isKnownSafeArgv(argv: readonly string[]): boolean;
+  isDangerousArgv(argv: readonly string[]): boolean;
+}
+
+/** What admission needs to know about a call. */
+export interface AdmissionInput {
+  argv: readonly string[];
+  /** The loaded rules; `null` when there are none (every segment goes to the heuristics). */
+  policy: PolicyEvaluator | null;
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  permissions: SandboxPermissions;
+  /** The model's suggested "always allow" prefix (`prefix_rule`). */
+  prefixRule?: readonly string[];
+}
+
+/** The heuristic verdict for a segment no rule matched. */
+export type HeuristicVerdict = "known-safe" | "dangerous" | "unknown";
+
+/** Everything admission decided, and why: enough for `shellgate check` to explain it. */
+export interface Admission {
+  /** The command segments that were judged (the whole argv when the wrapper could not be split). */
+  segments: string[][];
+  /**
+   * How the argv was split: `plain` script commands; `heredoc` = the one command of a heredoc script
+   * (rule matching only: no known-safe shortcut, no amendments); otherwise judged whole.
+   */
+  split: "plain" | "heredoc" | "not-plain" | "not-a-shell";
+  /** Every rule that matched any segment, in segment order. */
+  matchedRules: PolicyRuleMatch[];
+  /** Segments no rule matched, with their heuristic verdict. */
+  unmatched: Array<{ segment: string[]; verdict: HeuristicVerdict }>;
+  /** Per segment, in order: its rules (or heuristic verdict) and the decision they gave. */
+  details: SegmentDetail[];
+  /**
+   * Dangerous commands found inside a wrapper that could not be split plainly (`bash -lc 'rm -rf "$X"
+   * >/dev/null'`); when present, every judged segment counts as dangerous. Absent when none were found.
+   */
+  hiddenDangerous?: string[][];
+  requirement: ExecApprovalRequirement;
+}
+
+/** How one segment was judged. */
+export interface SegmentDetail {
+  segment: string[];
+  source: "rule" | "heuristic";
+  decision: PolicyDecision;
+  matchedRules: PolicyRuleMatch[];
+  /** Present when no rule matched. */
+  verdict?: HeuristicVerdict;
+}
+
+function verdictOf(f: SegmentFacts): HeuristicVerdict {
+  return f.dangerous ? "dangerous" : f.knownSafe ? "known-safe" : "unknown";
+}
+
+/**
+ * Decide what must happen before `argv` may run: split shell wrappers into segments, evaluate each
+ * against the rules (host-executable resolution on), send unmatched segments through the heuristics,
+ * and map the result to an approval requirement. Runs nothing.
+ */
+export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Promise<Admission> {
+  const split = await deps.splitShellCommand(input.argv);
+  let splitKind: Admission["split"] = split.kind;
+  let segments: string[][] =
+    split.kind === "plain" && split.commands.length > 0 ? split.commands.map((c) => [...c]) : [[...input.argv]];
+  if (split.kind === "not-plain" && deps.splitHeredocCommand) {
+    const heredoc = await deps.splitHeredocCommand(input.argv);
+    if (heredoc.kind === "heredoc-command") {
+      splitKind = "heredoc";
+      segments = [[...heredoc.command]];
+    }
+  }
+  const complexParsing = splitKind === "heredoc";
+  // A script that is not plain is judged whole, and the plain split cannot see into it; look at every
+  // literal command instead (execpolicy spec §8.5: "any literal command anywhere in the script counts").
+  const hiddenDangerous = split.kind === "not-plain" ? await hiddenDangerousCommands(deps, input.argv) : [];
+
+  const facts: SegmentFacts[] = segments.map((segment) => {
+    const evaluation = input.policy?.evaluate(segment, { resolveHostExecutables: true }) ?? { matchedRules: [] };
+    return {
+      segment,
+      evaluation,
+      knownSafe: !complexParsing && hiddenDangerous.length === 0 && deps.isKnownSafeArgv(segment),
+      dangerous: hiddenDangerous.length > 0 || deps.isDangerousArgv(segment),
+    };
+  });
+
+  const ctx: RequirementContext = {
+    argv: input.argv,
+    approvalPolicy: input.approvalPolicy,
+    sandboxPolicy: input.sandboxPolicy,
+    permissions: input.permissions,
+  };
+  if (complexParsing) ctx.complexParsing = true;
+  if (input.prefixRule) ctx.prefixRule = input.prefixRule;
+  const policy = input.policy;
+  if (policy?.withPrefixRule) {
+    // The real matcher, host-executable resolution included, with the candidate rule added.
+    ctx.covers = (prefix, segment) =>
+      policy.withPrefixRule?.(prefix, "allow").evaluate(segment, { resolveHostExecutables: true }).decision === "allow";
+  }
+  const requirement = applyEscalationGuard(mapToRequirement(facts, ctx), ctx);
+  const details: SegmentDetail[] = decideSegments(facts, ctx).map((v, i) =>
+    v.source === "rule" ? { ...v } : { ...v, verdict: verdictOf(facts[i]!) },
+  );
+
+  return {
+    segments,
+    split: splitKind,
+    matchedRules: facts.flatMap((f) => f.evaluation.matchedRules),
+    unmatched: facts
+      .filter((f) => f.evaluation.matchedRules.length === 0)
+      .map((f) => ({ segment: f.segment, verdict: verdictOf(f) })),
+    details,
+    ...(hiddenDangerous.length > 0 ? { hiddenDangerous } : {}),
+    requirement,
+  };
+}
+
+/** The literal commands of a wrapper's script that the dangerous-command heuristic flags. */
+async function hiddenDangerousCommands(deps: AdmissionDeps, argv: readonly string[]): Promise<string[][]> {
+  const literal = await deps.literalCommands(argv);
+  return (literal ?? []).filter((command) => command.length > 0 && deps.isDangerousArgv(command)).map((c) => [...c]);
+}
+
+/** Whether every segment of `argv` (a shell wrapper is split first) is a known-safe read-only command. */
+export async function isKnownSafeWith(deps: AdmissionDeps, argv: readonly string[]): Promise<boolean> {
+  const normalised = argv.map((a) => (a === "zsh" ? "bash" : a));
+  if (deps.isKnownSafeArgv(normalised)) return true;
+  const split = await deps.splitShellCommand(normalised);
+  return split.kind === "plain" && split.commands.length > 0 && split.commands.every((c) => deps.isKnownSafeArgv(c));
+}

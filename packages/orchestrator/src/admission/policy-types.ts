@@ -1,0 +1,36 @@
+/**
+ * The parts of an execpolicy evaluation that admission reads. They mirror `@shellgate/execpolicy`'s
+ * `Evaluation` and `RuleMatch` structurally, so the mapping to an approval requirement stays a pure
+ * function that tests can drive with hand-written evaluations.
+ */
+export type PolicyDecision = "allow" | "prompt" | "forbidden";
+
+/** One prefix rule that matched a command segment. */
+export interface PolicyRuleMatch {
+  kind: "prefix";
+  matchedPrefix: string[];
+  decision: PolicyDecision;
+  resolvedProgram?: string;
+  justification?: string;
+  source: { file: string; line: number; column: number };
+}
+
+/** A rule evaluation of one segment: no decision means no rule matched. */
+export interface PolicyEvaluation {
+  decision?: PolicyDecision;
+  matchedRules: PolicyRuleMatch[];
+}
+
+/** Anything that evaluates a segment against loaded rules (a `Policy` from `@shellgate/execpolicy`). */
+export interface PolicyEvaluator {
+  evaluate(argv: readonly string[], opts?: { resolveHostExecutables?: boolean }): PolicyEvaluation;
+  /** A copy with one more rule; lets admission ask "would allowing this prefix approve the command?" exactly. */
+  withPrefixRule?(prefix: readonly string[], decision?: PolicyDecision): PolicyEvaluator;
+}
+
+const RANK: Record<PolicyDecision, number> = { allow: 0, prompt: 1, forbidden: 2 };
+
+/** The stricter of two decisions (forbidden > prompt > allow). */
+export function stricter(a: PolicyDecision, b: PolicyDecision): PolicyDecision {
+  return RANK[a] >= RANK[b] ? a : b;
+}

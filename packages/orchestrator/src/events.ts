@@ -1,0 +1,77 @@
+/** What the decision trace records for one tool call. It never holds the command, cwd, env or output. */
+export interface DecisionTrace {
+  callId: string;
+  tool: string;
+  /** The approval requirement admission produced. */
+  approvalRequirement: "skip" | "needs_approval" | "forbidden";
+  /** Whether a person (or the session cache) was asked / answered. */
+  reviewed: boolean;
+  reviewDecision?: "approved" | "approved_for_session" | "approved_with_amendment" | "denied" | "abort" | "cached";
+  /** Whether the sandbox was bypassed on the first attempt, and why. */
+  sandboxOverride: "none" | "bypass_by_rule" | "escalation_approved";
+  initialSandbox: "none" | "linux" | "seatbelt" | "windows";
+  /** 1 for a first attempt only, 2 when an unsandboxed retry ran (0 when nothing ran). */
+  attempts: number;
+  /**
+   * How the call ended: the last attempt's verdict (`success`, `nonzero_exit`, `timeout`,
+   * `sandbox_denied`), `running` for a session still alive after its first yield, a refusal
+   * (`rejected`, `forbidden`, `aborted`), `spawn_failed`, `cancelled`, or `error` for any other failure
+   * (bad configuration, a failing approval handler).
+   */
+  outcome: TraceOutcome;
+}
+
+/** Every outcome a decision trace can record. */
+export const TRACE_OUTCOMES = [
+  "success",
+  "nonzero_exit",
+  "timeout",
+  "sandbox_denied",
+  "rejected",
+  "forbidden",
+  "aborted",
+  "spawn_failed",
+  "cancelled",
+  "running",
+  "error",
+] as const;
+
+/** One of `TRACE_OUTCOMES`. */
+export type TraceOutcome = (typeof TRACE_OUTCOMES)[number];
+
+/** Lifecycle events an integrator can subscribe to. */
+export type OrchestratorEvent =
+  | { type: "exec.begin"; callId: string; tool: string; argv: readonly string[]; cwd: string; sessionId?: number }
+  | { type: "exec.output_delta"; callId: string; stream: "stdout" | "stderr" | "pty"; chunk: Uint8Array }
+  | { type: "exec.end"; callId: string; exitCode: number | null; durationMs: number; timedOut: boolean }
+  | { type: "approval.requested"; callId: string; argv: readonly string[]; cwd: string; reason?: string; proposedAmendment?: readonly string[] }
+  | { type: "approval.decided"; callId: string; decision: string }
+  | { type: "trace"; trace: DecisionTrace };
+
+/** Receives lifecycle events; must not throw (errors are swallowed so a bad listener cannot break a call). */
+export type EventListener = (event: OrchestratorEvent) => void;
+
+/** Maximum output deltas emitted per call; capture continues past it, only events stop. */
+export const MAX_OUTPUT_DELTAS_PER_CALL = 10_000;
+
+/** Fans events out to listeners, isolating each listener's failures. */
+export class EventBus {
+  readonly #listeners = new Set<EventListener>();
+
+  /** Subscribe; returns the unsubscribe function. */
+  on(listener: EventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Deliver an event to every listener. */
+  emit(event: OrchestratorEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's bug must not turn into a failed tool call.
+      }
+    }
+  }
+}

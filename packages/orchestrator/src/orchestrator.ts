@@ -1,0 +1,253 @@
+import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
+import path from "node:path";
+import { parseSandboxPolicy, SandboxManager } from "@shellgate/sandbox";
+import type { SandboxBackend, SandboxPolicy, SandboxPolicyInput } from "@shellgate/sandbox";
+import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
+import { detectUserShell, resolveShell } from "@shellgate/shell-detect";
+import type { Shell } from "@shellgate/shell-detect";
+import { z } from "zod";
+import { ApprovalPolicySchema, isKnownSafeCommand } from "./admission/index.js";
+import type { ApprovalPolicy, PolicyEvaluator } from "./admission/index.js";
+import { ApprovalCache, PolicyStore } from "./approval/index.js";
+import type { ApprovalHandler } from "./approval/index.js";
+import { buildCommandEnv, parseShellEnvironmentPolicy, withUnifiedExecEnv } from "./env/index.js";
+import type { ShellEnvironmentPolicy, ShellEnvironmentPolicyInput } from "./env/index.js";
+import { CancelledError, OrchestratorConfigError } from "./errors.js";
+import { EventBus } from "./events.js";
+import type { EventListener } from "./events.js";
+import { OutputSpill } from "./output/spill.js";
+import { ExecPipeline } from "./pipeline/index.js";
+import { UnifiedExecManager } from "./sessions/manager.js";
+import type { SessionStoreOptions } from "./sessions/store.js";
+import type { ToolDefinitionByFormat, ToolDefinitionFormat } from "./tools/definitions.js";
+import { defaultSessionFactory, defaultSpawnPipe } from "./tools/handlers/defaults.js";
+import type { PipeSpawner, SessionProcessFactory, ToolRuntime } from "./tools/handlers/runtime.js";
+import { createShellCommandHandler, createShellHandler } from "./tools/handlers/shell.js";
+import { createExecCommandHandler, createWriteStdinHandler } from "./tools/handlers/unified-exec.js";
+import type { ToolCall } from "./tools/payload.js";
+import { ToolRegistry } from "./tools/registry.js";
+import { errorResponse } from "./tools/response.js";
+import type { ToolResponse } from "./tools/response.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "./tools/schemas.js";
+
+const isFunction = (v: unknown) => typeof v === "function";
+const absolute = (what: string) =>
+  z.string().min(1, "must not be empty").refine((p) => path.isAbsolute(p), { message: `${what} must be an absolute path` });
+
+/** Options of an `Orchestrator`; validated with zod, errors name the field. */
+export const OrchestratorOptionsSchema = z.strictObject({
+  /** The session's working directory (absolute). Default: `process.cwd()`. */
+  cwd: absolute("cwd").optional(),
+  /** Rules files to load, lowest precedence first (only `Orchestrator.create` loads them). */
+  rulesFiles: z.array(z.string().min(1)).default([]),
+  /** Where `approved_with_amendment` appends its allow rule. */
+  userRulesFile: z.string().min(1).optional(),
+  approvalPolicy: ApprovalPolicySchema.default("on-request"),
+  /** Default: `{ mode: "workspace-write" }` (cwd and temp dirs writable, no network). Validated by @shellgate/sandbox. */
+  sandboxPolicy: z.custom<SandboxPolicyInput>(() => true).optional(),
+  /** Which host variables commands see; by default secret-looking names are dropped. */
+  shellEnvironmentPolicy: z.custom<ShellEnvironmentPolicyInput>(() => true).optional(),
+  /** Whether tools may run login shells (default true). When false, `login` defaults to false and `login: true` is refused. */
+  allowLoginShell: z.boolean().default(true),
+  /** Asked whenever a command needs approval; without one such commands are rejected. */
+  approvalHandler: z.custom<ApprovalHandler>(isFunction, { message: "must be a function" }).optional(),
+  /** Backends to register (preferred first). `create` defaults to the Linux backend on Linux. */
+  sandboxBackends: z.array(z.custom<SandboxBackend>((v) => typeof v === "object" && v !== null && "transform" in v)).optional(),
+  /** A ready manager (overrides `sandboxBackends`). */
+  sandboxManager: z.custom<SandboxManager>((v) => v instanceof SandboxManager, { message: "must be a SandboxManager" }).optional(),
+  /** Extra paths kept read-only inside writable roots (loaded rules files always are). */
+  protectedPaths: z.array(absolute("protectedPaths entry")).optional(),
+  /** Where full outputs of truncated results go; `false` disables spilling. Default: a private temp dir. */
+  spillDir: z.union([z.literal(false), z.string().min(1)]).optional(),
+  /** Token budget of one-shot outputs shown to the model. */
+  outputTokenLimit: z.number().int().positive().default(DEFAULT_MAX_OUTPUT_TOKENS),
+  /** Ceiling of an empty `write_stdin` poll (default 300 000 ms; floored at 5 000). */
+  maxEmptyPollMs: z.number().int().positive().optional(),
+  /** The environment commands derive theirs from (default `process.env`). */
+  hostEnv: z.record(z.string(), z.string().optional()).optional(),
+  /** Use this shell instead of the user's default (name or path). */
+  shell: z.string().min(1).optional(),
+  /** Pre-loaded rules (otherwise `create` loads `rulesFiles`). */
+  policies: z.custom<PolicyStore<PolicyEvaluator>>((v) => v instanceof PolicyStore, { message: "must be a PolicyStore" }).optional(),
+  /** Starts session processes (default: @shellgate/pty). For tests and remote execution. */
+  processFactory: z.custom<SessionProcessFactory>(isFunction, { message: "must be a function" }).optional(),
+  /** Starts one-shot processes (default: @shellgate/pty spawnPipe). */
+  spawnPipe: z.custom<PipeSpawner>(isFunction, { message: "must be a function" }).optional(),
+  /** Session store limits (defaults: 64 sessions, warning at 60, 8 protected) and id source. */
+  sessionStore: z.custom<SessionStoreOptions>((v) => typeof v === "object" && v !== null).optional(),
+});
+/** Options as a caller writes them. */
+export type OrchestratorOptions = z.input<typeof OrchestratorOptionsSchema>;
+
+function parseOptions(options: unknown): z.output<typeof OrchestratorOptionsSchema> {
+  const result = OrchestratorOptionsSchema.safeParse(options ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "(options)";
+    const message = issue?.code === "unrecognized_keys" ? `unknown option ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
+    throw new OrchestratorConfigError(field, message, { cause: result.error });
+  }
+  return result.data;
+}
+
+function wrapConfig<T>(field: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof OrchestratorConfigError) throw error;
+    const detail = error as { field?: unknown; message?: unknown };
+    const sub = typeof detail.field === "string" ? `${field}.${detail.field}` : field;
+    throw new OrchestratorConfigError(sub, String(detail.message ?? error), { cause: error });
+  }
+}
+
+/**
+ * The embeddable product: hand it a model's tool call, get back what to show the model. Every
+ * safety decision (admission, approval, sandbox, retry) goes through the pipeline; processes run
+ * through @shellgate/pty; interactive sessions live until they exit, are pruned, or `close()`.
+ */
+export class Orchestrator {
+  readonly registry: ToolRegistry;
+  readonly events: EventBus;
+  readonly sessions: UnifiedExecManager;
+  readonly pipeline: ExecPipeline;
+  readonly policies: PolicyStore<PolicyEvaluator>;
+  readonly sandboxManager: SandboxManager;
+  readonly approvalCache: ApprovalCache;
+  readonly cwd: string;
+  readonly approvalPolicy: ApprovalPolicy;
+  readonly sandboxPolicy: SandboxPolicy;
+  readonly shellEnvironmentPolicy: ShellEnvironmentPolicy;
+  readonly #spill: OutputSpill | undefined;
+  #shell: Shell | undefined;
+  readonly #closing = new AbortController();
+
+  /**
+   * Build synchronously. Rules files need `Orchestrator.create` (or a ready `policies` store);
+   * without `sandboxManager`/`sandboxBackends` no platform sandbox is registered here.
+   * @throws OrchestratorConfigError naming the bad option.
+   */
+  constructor(options: OrchestratorOptions = {}) {
+    const o = parseOptions(options);
+    // Every in-flight call listens on the closing signal (waits, approvals, processes); dozens of
+    // concurrent sessions are normal, not a leak.
+    setMaxListeners(0, this.#closing.signal);
+    if (o.rulesFiles.length > 0 && !o.policies) {
+      throw new OrchestratorConfigError("rulesFiles", "rules files are loaded by Orchestrator.create(); use it, or pass `policies`");
+    }
+    this.cwd = o.cwd ?? process.cwd();
+    this.approvalPolicy = o.approvalPolicy;
+    this.sandboxPolicy = wrapConfig("sandboxPolicy", () => parseSandboxPolicy(o.sandboxPolicy ?? { mode: "workspace-write" }));
+    this.shellEnvironmentPolicy = parseShellEnvironmentPolicy(o.shellEnvironmentPolicy ?? {}, "shellEnvironmentPolicy");
+    this.policies = o.policies ?? new PolicyStore(null, []);
+    this.sandboxManager = o.sandboxManager ?? new SandboxManager();
+    if (!o.sandboxManager) {
+      for (const backend of o.sandboxBackends ?? []) wrapConfig("sandboxBackends", () => this.sandboxManager.register(backend));
+    }
+    this.events = new EventBus();
+    this.approvalCache = new ApprovalCache();
+    this.#spill = o.spillDir === false ? undefined : new OutputSpill(o.spillDir !== undefined ? { dir: o.spillDir } : {});
+    this.sessions = new UnifiedExecManager({
+      events: this.events,
+      ...(this.#spill ? { spill: this.#spill } : {}),
+      ...(o.sessionStore ? { store: o.sessionStore } : {}),
+      ...(o.maxEmptyPollMs !== undefined ? { maxEmptyPollMs: o.maxEmptyPollMs } : {}),
+    });
+    this.pipeline = new ExecPipeline({
+      policies: this.policies,
+      approvalPolicy: this.approvalPolicy,
+      sandboxPolicy: this.sandboxPolicy,
+      sandboxManager: this.sandboxManager,
+      approvalCache: this.approvalCache,
+      events: this.events,
+      sandboxPolicyCwd: this.cwd,
+      ...(o.approvalHandler ? { approvalHandler: o.approvalHandler } : {}),
+      ...(o.protectedPaths ? { protectedPaths: o.protectedPaths } : {}),
+      ...(o.userRulesFile ? { userRulesFile: path.resolve(this.cwd, o.userRulesFile) } : {}),
+    });
+
+    const baseEnv = buildCommandEnv(this.shellEnvironmentPolicy, o.hostEnv ?? process.env);
+    const sessionEnv = withUnifiedExecEnv(baseEnv);
+    const requestedShell = o.shell;
+    const runtime: ToolRuntime = {
+      cwd: this.cwd,
+      userShell: () => (this.#shell ??= requestedShell ? resolveShell(requestedShell) : detectUserShell()),
+      resolveShell: (requested) => resolveShell(requested),
+      commandEnv: (kind) => ({ ...(kind === "session" ? sessionEnv : baseEnv) }),
+      pipeline: this.pipeline,
+      events: this.events,
+      spill: this.#spill,
+      oneShotOutputPolicy: { kind: "tokens", limit: o.outputTokenLimit },
+      allowLoginShell: o.allowLoginShell,
+      isKnownSafe: (argv) => isKnownSafeCommand(argv),
+      spawnPipe: o.spawnPipe ?? defaultSpawnPipe,
+      spawnSession: o.processFactory ?? defaultSessionFactory,
+      sessions: this.sessions,
+    };
+    const shell = createShellHandler(runtime);
+    this.registry = new ToolRegistry()
+      .register("shell", shell)
+      .alias("container.exec", "shell")
+      .register("shell_command", createShellCommandHandler(runtime))
+      .register("exec_command", createExecCommandHandler(runtime))
+      .register("write_stdin", createWriteStdinHandler(runtime));
+  }
+
+  /**
+   * Build with everything loaded: the rules files (through execpolicy) and, unless backends or a
+   * manager are given, the Linux sandbox backend when running on Linux.
+   * @throws OrchestratorConfigError for bad options; execpolicy's diagnostics for bad rules files.
+   */
+  static async create(options: OrchestratorOptions = {}): Promise<Orchestrator> {
+    const o = parseOptions(options);
+    const cwd = o.cwd ?? process.cwd();
+    const policies =
+      o.policies ??
+(await PolicyStore.load(o.rulesFiles.map((f) => path.resolve(cwd, f))));
+    const sandboxBackends =
+      o.sandboxBackends ?? (o.sandboxManager === undefined && process.platform === "linux" ? [createLinuxSandboxBackend()] : []);
+    return new Orchestrator({ ...options, rulesFiles: [], policies, sandboxBackends });
+  }
+
+  /**
+   * Run one tool call from a model. Never throws for the model's mistakes or refusals: the response
+   * carries the text for the model and, on failure, the typed error (`error.code`).
+   */
+  async handleToolCall(call: ToolCall, options: { signal?: AbortSignal } = {}): Promise<ToolResponse> {
+    const envelope = (typeof call === "object" && call !== null ? call : {}) as Partial<ToolCall>;
+    const callId = typeof envelope.callId === "string" && envelope.callId !== "" ? envelope.callId : `call_${randomUUID()}`;
+    const tool = typeof envelope.name === "string" ? envelope.name : "(unknown)";
+    if (this.#closing.signal.aborted) return errorResponse(callId, tool, new CancelledError("the orchestrator is closed"));
+    // close() cancels in-flight calls too: pending approvals, running one-shot processes, session waits.
+    const signal = options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal;
+    try {
+      const output = await this.registry.dispatch(call, { callId, signal });
+      return { callId, tool, ...output };
+    } catch (error) {
+      return errorResponse(callId, tool, error);
+    }
+  }
+
+  /** Whether a call may change the machine (known-safe read-only commands do not). */
+  isMutating(call: ToolCall): Promise<boolean> {
+    return this.registry.isMutating(call);
+  }
+
+  /** Definitions of the advertised tools (or the named ones) for OpenAI, Anthropic or MCP. */
+  toolDefinitions<F extends ToolDefinitionFormat>(format: F, names?: readonly string[]): Array<ToolDefinitionByFormat[F]> {
+    return this.registry.definitions(format, names);
+  }
+
+  /** Subscribe to lifecycle events and decision traces; returns the unsubscribe function. */
+  on(listener: EventListener): () => void {
+    return this.events.on(listener);
+  }
+
+  /** Kill every session and remove the spill directory the orchestrator created. Idempotent. */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    await this.sessions.terminateAll();
+    await this.#spill?.dispose();
+  }
+}

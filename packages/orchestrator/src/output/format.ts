@@ -1,0 +1,113 @@
+import { randomBytes } from "node:crypto";
+import { approxTokenCount, countLines, formattedTruncateText, truncateText } from "./truncate.js";
+import type { Truncation, TruncationPolicy } from "./truncate.js";
+
+/** A finished one-shot command as the model is told about it. */
+export interface OneShotResult {
+  exitCode: number;
+  durationMs: number;
+  /** stdout then stderr, already decoded. */
+  aggregated: string;
+  timedOut: boolean;
+}
+
+/** The text a one-shot result shows the model before truncation (the timeout notice first). */
+export function oneShotContent(result: OneShotResult): string {
+  return result.timedOut
+    ? `command timed out after ${Math.round(result.durationMs)} milliseconds\n${result.aggregated}`
+    : result.aggregated;
+}
+
+/** Seconds rounded to 0.1 without trailing zeros: `0.1`, `1`, `12.5`. */
+export function formatDurationSeconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+/** Seconds with four decimals, as unified exec reports wall time. */
+export function formatWallTime(ms: number): string {
+  return (ms / 1000).toFixed(4);
+}
+
+/** Six lowercase hex digits identifying one unified exec response. */
+export function newChunkId(): string {
+  return randomBytes(3).toString("hex");
+}
+
+/** Where the full output went, as a line the model can act on. */
+export function fullOutputLine(fullOutputPath: string): string {
+  return `Full output saved to: ${fullOutputPath}`;
+}
+
+/**
+ * Freeform text for `shell_command`: `Exit code`, `Wall time`, `Total output lines` (only when the
+ * output was cut), the spill file (when there is one), `Output:`, then the head+tail of the output.
+ */
+export function formatFreeform(
+  result: OneShotResult,
+  policy: TruncationPolicy,
+  fullOutputPath?: string,
+): { text: string; truncation: Truncation } {
+  const content = oneShotContent(result);
+  const truncation = truncateText(content, policy);
+  const lines = [`Exit code: ${result.exitCode}`, `Wall time: ${formatDurationSeconds(result.durationMs)} seconds`];
+  if (truncation.truncated) lines.push(`Total output lines: ${countLines(content)}`);
+  if (fullOutputPath !== undefined) lines.push(fullOutputLine(fullOutputPath));
+  lines.push("Output:", truncation.text);
+  return { text: lines.join("\n"), truncation };
+}
+
+/** The JSON object `shell` returns: output plus metadata (`exit_code`, `duration_seconds`, spill path). */
+export interface StructuredOutput {
+  output: string;
+  metadata: { exit_code: number; duration_seconds: number; full_output_path?: string };
+}
+
+/** Structured JSON text for the `shell` tool. */
+export function formatStructured(
+  result: OneShotResult,
+  policy: TruncationPolicy,
+  fullOutputPath?: string,
+): { text: string; value: StructuredOutput; truncation: Truncation } {
+  const truncation = formattedTruncateText(oneShotContent(result), policy);
+  const value: StructuredOutput = {
+    output: truncation.text,
+    metadata: {
+      exit_code: result.exitCode,
+      duration_seconds: Math.round(result.durationMs / 100) / 10,
+      ...(fullOutputPath !== undefined ? { full_output_path: fullOutputPath } : {}),
+    },
+  };
+  return { text: JSON.stringify(value), value, truncation };
+}
+
+/** One unified exec response (exec_command or write_stdin). */
+export interface UnifiedExecResponse {
+  chunkId: string;
+  wallTimeMs: number;
+  /** Set when the process has exited (the session is then gone). */
+  exitCode?: number;
+  /** Set while the process is still running. */
+  sessionId?: number;
+  /** Output collected during this call. */
+  output: string;
+  maxOutputTokens: number;
+  fullOutputPath?: string;
+  warnings?: readonly string[];
+}
+
+/**
+ * Text for unified exec: `Chunk ID`, `Wall time` (4 decimals), the exit or session line, the
+ * original token count, warnings and the spill file when any, `Output:`, then the output cut to
+ * `max_output_tokens`.
+ */
+export function formatUnifiedExec(response: UnifiedExecResponse): { text: string; truncation: Truncation } {
+  const truncation = formattedTruncateText(response.output, { kind: "tokens", limit: response.maxOutputTokens });
+  const lines = [`Chunk ID: ${response.chunkId}`, `Wall time: ${formatWallTime(response.wallTimeMs)} seconds`];
+  if (response.exitCode !== undefined) lines.push(`Process exited with code ${response.exitCode}`);
+  if (response.sessionId !== undefined) lines.push(`Process running with session ID ${response.sessionId}`);
+  lines.push(`Original token count: ${approxTokenCount(response.output)}`);
+  for (const warning of response.warnings ?? []) lines.push(`Warning: ${warning}`);
+  if (response.fullOutputPath !== undefined) lines.push(fullOutputLine(response.fullOutputPath));
+  lines.push("Output:", truncation.text);
+  return { text: lines.join("\n"), truncation };
+}

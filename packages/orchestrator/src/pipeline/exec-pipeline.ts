@@ -1,0 +1,192 @@
+import type { ExecEnv, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
+import { assessCommand } from "../admission/assess-command.js";
+import { renderCommand } from "../admission/quote.js";
+import { AbortedError, CancelledError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SpawnFailedError } from "../errors.js";
+import type { DecisionTrace } from "../events.js";
+import { askApproval, checkCancelled } from "./approval-step.js";
+import { firstAttemptOverride, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON } from "./decisions.js";
+import type { ExecRequest, LaunchResult, Launcher, PipelineContext, PipelineOutcome } from "./types.js";
+
+const FULL_ACCESS: SandboxPolicy = { mode: "danger-full-access" };
+
+/**
+ * The safety half of a tool call: admission → approval (session cache or the integrator's handler) →
+ * an attempt under the sandbox the manager selects (or outside it when a rule or an approved escalation
+ * allows) → on a likely sandbox denial, a fresh approval and at most one unsandboxed retry. Emits
+ * `approval.*` events and exactly one `trace` event per call; throws the orchestrator's typed errors.
+ */
+export class ExecPipeline {
+  readonly #ctx: PipelineContext;
+
+  constructor(ctx: PipelineContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Admit, approve and run `request` with `launch`; see the class comment. */
+  async run<T>(request: ExecRequest, launch: Launcher<T>): Promise<PipelineOutcome<T>> {
+    const trace: DecisionTrace = {
+      callId: request.callId,
+      tool: request.tool,
+      approvalRequirement: "skip",
+      reviewed: false,
+      sandboxOverride: "none",
+      initialSandbox: "none",
+      attempts: 0,
+      outcome: "running",
+    };
+    let emitted = false;
+    const finish = (outcome: DecisionTrace["outcome"]): DecisionTrace => {
+      trace.outcome = outcome;
+      if (!emitted) {
+        emitted = true;
+        this.#ctx.events.emit({ type: "trace", trace: { ...trace } });
+      }
+      return trace;
+    };
+    try {
+      return await this.#run(request, launch, trace, finish);
+    } catch (error) {
+      finish(outcomeOf(error, request.signal));
+      if (request.signal?.aborted && !(error instanceof OrchestratorError)) throw new CancelledError();
+      throw error;
+    }
+  }
+
+  async #run<T>(
+    request: ExecRequest,
+    launch: Launcher<T>,
+    trace: DecisionTrace,
+    finish: (outcome: DecisionTrace["outcome"]) => DecisionTrace,
+  ): Promise<PipelineOutcome<T>> {
+    const ctx = this.#ctx;
+    checkCancelled(request.signal);
+    const admission = await assessCommand(
+      {
+        argv: request.argv,
+        policy: ctx.policies.policy,
+        approvalPolicy: ctx.approvalPolicy,
+        sandboxPolicy: ctx.sandboxPolicy,
+        permissions: request.permissions,
+        ...(request.prefixRule ? { prefixRule: request.prefixRule } : {}),
+      },
+      ctx.admissionDeps,
+    );
+    const requirement = admission.requirement;
+    trace.approvalRequirement = requirement.kind;
+
+    // 1. Approval.
+    if (requirement.kind === "forbidden") throw new ForbiddenError(requirement.reason);
+    let approvedInCall = false;
+    if (requirement.kind === "needs_approval") {
+      const key = { argv: request.argv, cwd: request.cwd, permissions: request.permissions, extra: request.approvalKeyExtra };
+      trace.reviewed = true;
+      if (ctx.approvalCache.isApproved(key)) {
+        trace.reviewDecision = "cached";
+      } else {
+        if (!ctx.approvalHandler) {
+          const why = requirement.reason ? ` (${requirement.reason})` : "";
+          throw new RejectedError(
+            `\`${renderCommand(request.argv)}\` needs approval${why}, but no approval handler is configured`,
+          );
+        }
+        const granted = await askApproval(this.#ctx, request, admission, {
+          ...(requirement.reason ? { reason: requirement.reason } : {}),
+          ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment } : {}),
+          retryAfterDenial: false,
+        });
+        trace.reviewDecision = granted.decision;
+        if (granted.decision === "approved_for_session") ctx.approvalCache.approveForSession(key);
+      }
+      approvedInCall = true;
+    }
+
+    // 2. First attempt, under the selected sandbox unless a rule or an approved escalation lifts it.
+    const override = firstAttemptOverride({
+      requirement,
+      permissions: request.permissions,
+      approvedInCall,
+      sandboxPolicy: ctx.sandboxPolicy,
+    });
+    trace.sandboxOverride = override;
+    const first = await this.#attempt(request, override === "none" ? ctx.sandboxPolicy : FULL_ACCESS, launch);
+    trace.initialSandbox = first.env.sandboxType;
+    trace.attempts = 1;
+    const done = (result: LaunchResult<T>, env: ExecEnv, retried: boolean, sandboxDenied: boolean): PipelineOutcome<T> => ({
+      value: result.value,
+      sandboxType: env.sandboxType,
+      retried,
+      sandboxDenied,
+      admission,
+      trace,
+    });
+
+    if (!first.result.probe) {
+      finish("running");
+      return done(first.result, first.env, false, false);
+    }
+    const verdict = judgeProbe(first.result.probe, first.env.sandboxType);
+    if (verdict !== "sandbox_denied") {
+      finish(verdict);
+      return done(first.result, first.env, false, false);
+    }
+
+    // 3. Likely sandbox denial: a fresh approval, then one unsandboxed retry — only where allowed.
+    if (!retryAllowed(ctx.approvalPolicy, ctx.sandboxPolicy) || !ctx.approvalHandler) {
+      finish("sandbox_denied");
+      return done(first.result, first.env, false, true);
+    }
+    trace.reviewed = true;
+    const proposed = requirement.proposedAmendment;
+    const granted = await askApproval(this.#ctx, request, admission, {
+      reason: RETRY_REASON,
+      ...(proposed ? { proposedAmendment: proposed } : {}),
+      retryAfterDenial: true,
+    });
+    trace.reviewDecision = granted.decision;
+    const second = await this.#attempt(request, FULL_ACCESS, launch);
+    trace.attempts = 2;
+    if (!second.result.probe) {
+      finish("running");
+      return done(second.result, second.env, true, false);
+    }
+    finish(judgeProbe(second.result.probe, second.env.sandboxType));
+    return done(second.result, second.env, true, false);
+  }
+
+  /** Prepare the command for `policy` and launch it; cleans up the sandbox files once a probe says it finished. */
+  async #attempt<T>(request: ExecRequest, policy: SandboxPolicy, launch: Launcher<T>): Promise<{ env: ExecEnv; result: LaunchResult<T> }> {
+    checkCancelled(request.signal);
+    const ctx = this.#ctx;
+    const protectedPaths = [...(ctx.protectedPaths ?? []), ...ctx.policies.files, ...(ctx.userRulesFile ? [ctx.userRulesFile] : [])];
+    const options: TransformOptions = {
+      sandboxPolicyCwd: ctx.sandboxPolicyCwd ?? request.cwd,
+      protectedPaths: [...new Set(protectedPaths)],
+    };
+    let env: ExecEnv;
+    try {
+      env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: request.env }, policy, options);
+    } catch (error) {
+      throw new SpawnFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
+    }
+    let result: LaunchResult<T>;
+    try {
+      result = await launch(env);
+    } catch (error) {
+      await releaseSandbox(env);
+      if (error instanceof OrchestratorError) throw error;
+      if (request.signal?.aborted) throw new CancelledError();
+      throw new SpawnFailedError(`cannot start the command: ${errorMessage(error)}`, { cause: error });
+    }
+    if (result.probe) await releaseSandbox(env);
+    return { env, result };
+  }
+}
+
+function outcomeOf(error: unknown, signal: AbortSignal | undefined): DecisionTrace["outcome"] {
+  if (error instanceof ForbiddenError) return "forbidden";
+  if (error instanceof RejectedError) return "rejected";
+  if (error instanceof AbortedError) return "aborted";
+  if (error instanceof CancelledError || signal?.aborted) return "cancelled";
+  if (error instanceof SpawnFailedError) return "spawn_failed";
+  return "error";
+}

@@ -1,0 +1,85 @@
+import type { ExecEnv, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
+import type { Admission, AdmissionDeps } from "../admission/assess.js";
+import type { PolicyEvaluator } from "../admission/policy-types.js";
+import type { ApprovalPolicy } from "../admission/approval-policy.js";
+import type { ApprovalCache } from "../approval/cache.js";
+import type { PolicyStore } from "../approval/policy-store.js";
+import type { ApprovalHandler } from "../approval/types.js";
+import type { DecisionTrace, EventBus } from "../events.js";
+
+/** One command the pipeline is asked to admit and run. */
+export interface ExecRequest {
+  callId: string;
+  tool: string;
+  /** The argv to run (for shell tools, the derived `[shell, -lc, script]`). */
+  argv: string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The complete environment (already through the shell environment policy). */
+  env: Record<string, string>;
+  permissions: SandboxPermissions;
+  /** The model's reason for the request, shown to the person. */
+  justification?: string;
+  /** The model's suggested "always allow" prefix. */
+  prefixRule?: string[];
+  /** Cancels approval waits (the handler receives it) and is checked between steps. */
+  signal?: AbortSignal;
+  /** Extra facts that distinguish session approvals (e.g. `{ tty: true }` for interactive sessions). */
+  approvalKeyExtra?: Record<string, string | number | boolean>;
+}
+
+/** The finished result of an attempt, which the pipeline judges. */
+export interface ExecProbe {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  aggregated: string;
+  timedOut: boolean;
+}
+
+/**
+ * What a launch returns: the caller's own value and, when the process has finished, the probe the
+ * pipeline judges. No probe means the process is still running (an interactive session); it cannot be
+ * judged, is never retried, and the launcher then owns `env.cleanup`.
+ */
+export interface LaunchResult<T> {
+  value: T;
+  probe?: ExecProbe;
+}
+
+/** Spawns the command as prepared by the sandbox manager. Throw typed errors (SpawnFailedError, CancelledError). */
+export type Launcher<T> = (env: ExecEnv) => Promise<LaunchResult<T>>;
+
+/** What the pipeline returns after a run that was allowed to happen. */
+export interface PipelineOutcome<T> {
+  /** The value of the last attempt. */
+  value: T;
+  /** The sandbox the last attempt ran under. */
+  sandboxType: SandboxType;
+  /** Whether an unsandboxed retry ran after a likely sandbox denial. */
+  retried: boolean;
+  /** True when the last attempt was most likely blocked by the sandbox and no retry was allowed. */
+  sandboxDenied: boolean;
+  admission: Admission;
+  trace: DecisionTrace;
+}
+
+/** The long-lived parts of the pipeline, shared by every call of an orchestrator session. */
+export interface PipelineContext {
+  policies: PolicyStore<PolicyEvaluator>;
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  sandboxManager: Pick<SandboxManager, "prepare">;
+  /** Without a handler every call that needs approval is rejected. */
+  approvalHandler?: ApprovalHandler;
+  approvalCache: ApprovalCache;
+  events: EventBus;
+  /** Paths the sandbox keeps read-only inside writable roots; loaded rules files are always added. */
+  protectedPaths?: string[];
+  /** Where `approved_with_amendment` writes its rule (e.g. `~/.codex/rules/default.rules`). */
+  userRulesFile?: string;
+  /** The workspace the sandbox policy refers to; defaults to each call's cwd. */
+  sandboxPolicyCwd?: string;
+  /** Substitute classifiers (tests); defaults to shell-detect + execpolicy heuristics. */
+  admissionDeps?: AdmissionDeps;
+}

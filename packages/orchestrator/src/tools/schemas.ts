@@ -1,0 +1,116 @@
+import { z } from "zod";
+
+/** Default `timeout_ms` of the one-shot tools (`shell`, `shell_command`). */
+export const DEFAULT_EXEC_TIMEOUT_MS = 10_000;
+/** Default `yield_time_ms` of `exec_command`. */
+export const DEFAULT_EXEC_COMMAND_YIELD_MS = 10_000;
+/** Default `yield_time_ms` of `write_stdin`. */
+export const DEFAULT_WRITE_STDIN_YIELD_MS = 250;
+/** Default `max_output_tokens` of the unified exec tools, and the token budget of the one-shot tools. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+
+const sandboxPermissions = z
+  .enum(["use_default", "require_escalated"])
+  .describe(
+    'Sandbox permissions for this command. "require_escalated" asks to run outside the sandbox; it needs approval and a justification.',
+  );
+
+const justification = z
+  .string()
+  .min(1)
+  .describe(
+    'Only with sandbox_permissions "require_escalated": a short yes/no question to the user explaining why the command needs to run outside the sandbox.',
+  );
+
+const prefixRule = z
+  .array(z.string().min(1))
+  .min(1)
+  .describe(
+    'Only with sandbox_permissions "require_escalated": a reusable command prefix (argv words) the user could allow from now on, e.g. ["npm", "test"].',
+  );
+
+const workdir = z
+  .string()
+  .describe("Working directory for the command; relative paths are resolved against the session's working directory.");
+
+const timeoutMs = z
+  .number()
+  .int()
+  .nonnegative()
+  .describe(`Timeout in milliseconds after which the command is killed (default ${DEFAULT_EXEC_TIMEOUT_MS}; 0 = no timeout).`);
+
+const maxOutputTokens = z
+  .number()
+  .int()
+  .nonnegative()
+  .describe(`Maximum number of tokens of output to return (default ${DEFAULT_MAX_OUTPUT_TOKENS}); the middle is cut when longer.`);
+
+/** Arguments of the `shell` tool (alias `container.exec`): an argv array run as-is. */
+export const ShellArgsSchema = z
+  .strictObject({
+    command: z.array(z.string()).min(1).describe('The command as an argv array, e.g. ["ls", "-la"].'),
+    workdir: workdir.optional(),
+    timeout_ms: timeoutMs.optional(),
+    sandbox_permissions: sandboxPermissions.optional(),
+    justification: justification.optional(),
+    prefix_rule: prefixRule.optional(),
+  })
+  .describe("Runs a command given as an argv array and returns its output.");
+export type ShellArgs = z.infer<typeof ShellArgsSchema>;
+
+/** Arguments of the `shell_command` tool: a script run in the user's shell (login shell by default). */
+export const ShellCommandArgsSchema = z
+  .strictObject({
+    command: z.string().min(1).describe("The shell script to run in the user's default shell."),
+    workdir: workdir.optional(),
+    login: z.boolean().describe("Run with login shell semantics (default true).").optional(),
+    timeout_ms: timeoutMs.optional(),
+    sandbox_permissions: sandboxPermissions.optional(),
+    justification: justification.optional(),
+    prefix_rule: prefixRule.optional(),
+  })
+  .describe("Runs a shell command (a string) in the user's default shell and returns its output.");
+export type ShellCommandArgs = z.infer<typeof ShellCommandArgsSchema>;
+
+/** Arguments of `exec_command` (unified exec): start a process, optionally on a terminal, and keep it as a session. */
+export const ExecCommandArgsSchema = z
+  .strictObject({
+    cmd: z.string().min(1).describe("Shell command to execute."),
+    workdir: workdir.optional(),
+    shell: z
+      .string()
+      .min(1)
+      .describe("Shell binary to launch the command with; defaults to the user's default shell.")
+      .optional(),
+    login: z.boolean().describe("Whether to run the shell with login semantics (default true).").optional(),
+    tty: z
+      .boolean()
+      .describe("Allocate a terminal so the process can take input through write_stdin (default false: pipes, no stdin).")
+      .optional(),
+    yield_time_ms: z
+      .number()
+      .finite()
+      .describe(`How long to wait (ms) for output before returning (default ${DEFAULT_EXEC_COMMAND_YIELD_MS}, clamped to 250..30000).`)
+      .optional(),
+    max_output_tokens: maxOutputTokens.optional(),
+    sandbox_permissions: sandboxPermissions.optional(),
+    justification: justification.optional(),
+    prefix_rule: prefixRule.optional(),
+  })
+  .describe("Runs a command in a PTY, returning output or a session ID for ongoing interaction.");
+export type ExecCommandArgs = z.infer<typeof ExecCommandArgsSchema>;
+
+/** Arguments of `write_stdin`: send characters to a session (empty = poll for output). */
+export const WriteStdinArgsSchema = z
+  .strictObject({
+    session_id: z.number().int().describe("Identifier of the running unified exec session."),
+    chars: z.string().describe("Characters to write to stdin; empty (the default) only polls for output.").optional(),
+    yield_time_ms: z
+      .number()
+      .finite()
+      .describe(`How long to wait (ms) for output before returning (default ${DEFAULT_WRITE_STDIN_YIELD_MS}).`)
+      .optional(),
+    max_output_tokens: maxOutputTokens.optional(),
+  })
+  .describe("Writes characters to an existing unified exec session and returns recent output.");
+export type WriteStdinArgs = z.infer<typeof WriteStdinArgsSchema>;

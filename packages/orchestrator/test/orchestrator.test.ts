@@ -1,0 +1,404 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  MAX_OUTPUT_DELTAS_PER_CALL,
+  Orchestrator,
+  OrchestratorConfigError,
+  toAnthropicToolResult,
+  toMcpCallToolResult,
+  toOpenAIFunctionCallOutput,
+} from "../src/index.js";
+import type { ApprovalRequest, DecisionTrace, PipeSpawner, SessionProcessFactory } from "../src/index.js";
+import { call, cleanupAll, orchestrator, outputSection, workspace } from "./orchestrator-helpers.js";
+
+afterEach(cleanupAll);
+
+describe("malformed calls", () => {
+  it("name the field, reach the model as text, and start no process", async () => {
+    const ws = await workspace();
+    let spawned = 0;
+    const spawnPipe: PipeSpawner = () => {
+      spawned += 1;
+      throw new Error("must not spawn");
+    };
+    const processFactory: SessionProcessFactory = () => {
+      spawned += 1;
+      throw new Error("must not spawn");
+    };
+    const { orch, events } = orchestrator(ws, { spawnPipe, processFactory });
+    const cases: Array<[string, unknown, string]> = [
+      ["shell", { command: "ls" }, "command"],
+      ["container.exec", { command: [] }, "command"],
+      ["shell", { command: ["ls"], timeout_ms: "fast" }, "timeout_ms"],
+      ["shell", { command: ["ls"], workdir: "does/not/exist" }, "workdir"],
+      ["shell_command", {}, "command"],
+      ["shell_command", { command: "ls", login: "yes" }, "login"],
+      ["shell_command", { command: "ls", sandbox_permissions: "root" }, "sandbox_permissions"],
+      ["exec_command", { cmd: "ls", tty: 1 }, "tty"],
+      ["exec_command", { cmd: "ls", prefix_rule: "npm test" }, "prefix_rule"],
+      ["exec_command", { command: ["bash", "-i"] }, "cmd"],
+      ["write_stdin", { session_id: "1001" }, "session_id"],
+      ["write_stdin", { session_id: 1001, chars: 5 }, "chars"],
+    ];
+    for (const [tool, args, field] of cases) {
+      const response = await call(orch, tool, args);
+      expect(response.success, `${tool} ${JSON.stringify(args)}`).toBe(false);
+      expect(response.error).toMatchObject({ code: "ORCH_INVALID_ARGUMENTS", field });
+      expect(response.content).toContain(`\`${field}\``);
+      expect(response.tool).toBe(tool);
+    }
+    const badJson = await orch.handleToolCall({ name: "shell", payload: { type: "function", arguments: "{oops" } });
+    expect(badJson.error).toMatchObject({ code: "ORCH_INVALID_ARGUMENTS", field: "(arguments)" });
+    const unknown = await orch.handleToolCall({ name: "rm_rf", arguments: "{}" });
+    expect(unknown.error?.code).toBe("ORCH_UNKNOWN_TOOL");
+    expect(spawned).toBe(0);
+    expect(events.filter((e) => e.type === "exec.begin")).toEqual([]);
+  });
+
+  it("rejects bad options naming the option", () => {
+    expect(() => new Orchestrator({ approvalPolicy: "sometimes" as never })).toThrow(OrchestratorConfigError);
+    const error = (() => {
+      try {
+        new Orchestrator({ sandboxPolicy: { mode: "workspace-write", writableRoots: ["relative"] } });
+      } catch (e) {
+        return e as OrchestratorConfigError;
+      }
+      return undefined;
+    })();
+    expect(error?.field).toBe("sandboxPolicy.writableRoots.0");
+    expect(() => new Orchestrator({ cwd: "relative/dir" })).toThrow(/cwd/);
+    expect(() => new Orchestrator({ rulesFiles: ["x.rules"] })).toThrow(/Orchestrator\.create/);
+  });
+});
+
+describe("tool definitions", () => {
+  it("advertise shell, shell_command, exec_command and write_stdin in the three formats", async () => {
+    const { orch } = orchestrator(await workspace());
+    const openai = orch.toolDefinitions("openai");
+    expect(openai.map((t) => t.name)).toEqual(["shell", "shell_command", "exec_command", "write_stdin"]);
+    expect(openai.map((t) => t.parameters.required)).toEqual([["command"], ["command"], ["cmd"], ["session_id"]]);
+    const anthropic = orch.toolDefinitions("anthropic");
+    const mcp = orch.toolDefinitions("mcp");
+    expect(anthropic.map((t) => t.input_schema)).toEqual(mcp.map((t) => t.inputSchema));
+    expect(anthropic[2]?.description).toBe("Runs a command in a PTY, returning output or a session ID for ongoing interaction.");
+    expect(JSON.stringify(mcp)).not.toContain("$schema");
+    expect(orch.toolDefinitions("mcp", ["container.exec"])[0]).toMatchObject({ name: "container.exec" });
+  });
+
+  it("mark known-safe commands as non-mutating", async () => {
+    const { orch } = orchestrator(await workspace());
+    expect(await orch.isMutating({ name: "shell", arguments: { command: ["ls", "-la"] } })).toBe(false);
+    expect(await orch.isMutating({ name: "shell_command", arguments: { command: "grep -r TODO src/ | head" } })).toBe(false);
+    expect(await orch.isMutating({ name: "shell_command", arguments: { command: "rm -rf build" } })).toBe(true);
+    expect(await orch.isMutating({ name: "write_stdin", arguments: { session_id: 1 } })).toBe(true);
+  });
+});
+
+describe("one-shot tools", () => {
+  it("run the seed's grep example through shell_command and return freeform text", async () => {
+    const ws = await workspace();
+    await mkdir(path.join(ws.dir, "src"));
+    const lines = Array.from({ length: 41 }, () => "fn x() {}");
+    await writeFile(path.join(ws.dir, "src", "main.rs"), [...lines, "    // TODO: refactor this", ""].join("\n"));
+    const { orch } = orchestrator(ws);
+    const response = await orch.handleToolCall({
+      callId: "call_abc123",
+      name: "shell_command",
+      payload: { type: "function", arguments: JSON.stringify({ command: "grep -r 'TODO' src/", timeout_ms: 5000 }) },
+    });
+    expect(response.callId).toBe("call_abc123");
+    expect(response.success).toBe(true);
+    expect(response.exitCode).toBe(0);
+    expect(response.content).toMatch(/^Exit code: 0\nWall time: \d+(\.\d)? seconds\nOutput:\nsrc\/main\.rs:    \/\/ TODO: refactor this\n$/);
+  });
+
+  it("accept custom (freeform) input for shell_command and report non-zero exits as results", async () => {
+    const ws = await workspace();
+    const { orch } = orchestrator(ws);
+    const response = await orch.handleToolCall({
+      name: "shell_command",
+      payload: { type: "custom", input: "echo out; echo err >&2; exit 3" },
+    });
+    expect(response.success).toBe(false);
+    expect(response.error).toBeUndefined();
+    expect(response.exitCode).toBe(3);
+    expect(response.content.startsWith("Exit code: 3\n")).toBe(true);
+    expect(outputSection(response.content)).toMatch(/out\n[\s\S]*err\n/);
+  });
+
+  it("return structured JSON for shell, with workdir resolved against the cwd", async () => {
+    const ws = await workspace();
+    await mkdir(path.join(ws.dir, "sub"));
+    const { orch } = orchestrator(ws);
+    const ok = await call(orch, "shell", { command: ["pwd"], workdir: "sub" });
+    expect(JSON.parse(ok.content)).toEqual({
+      output: `${path.join(ws.dir, "sub")}\n`,
+      metadata: { exit_code: 0, duration_seconds: expect.any(Number) },
+    });
+    const failed = await call(orch, "container.exec", { command: ["ls", "/definitely/not/here"] });
+    const parsed = JSON.parse(failed.content) as { output: string; metadata: { exit_code: number } };
+    expect(parsed.metadata.exit_code).toBe(2);
+    expect(parsed.output).toContain("No such file");
+    expect(failed.success).toBe(false);
+  });
+
+  it("kill a command at timeout_ms and say so (exit code 124)", async () => {
+    const ws = await workspace();
+    const { orch } = orchestrator(ws);
+    // Generous, so `started` is out before the kill even on a loaded machine.
+    const response = await call(orch, "shell_command", { command: "echo started; sleep 20", login: false, timeout_ms: 2_000 });
+    expect(response.exitCode).toBe(124);
+    expect(response.success).toBe(false);
+    expect(outputSection(response.content)).toMatch(/^command timed out after \d+ milliseconds\nstarted\n/);
+  });
+
+  it("truncate long output to the token budget and spill the full output to a file", async () => {
+    const ws = await workspace();
+    const spillDir = path.join(ws.dir, "spill");
+    const { orch } = orchestrator(ws, { outputTokenLimit: 20, spillDir });
+    const response = await call(orch, "shell_command", { command: "seq 1 3000", login: false });
+    const full = Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join("");
+    expect(response.content).toContain("Total output lines: 3000\n");
+    expect(response.content).toContain(`Full output saved to: ${response.fullOutputPath}\n`);
+    expect(response.fullOutputPath?.startsWith(spillDir)).toBe(true);
+    expect(outputSection(response.content)).toMatch(/^1\n2\n[\s\S]*…\d+ tokens truncated…[\s\S]*2999\n3000\n$/);
+    expect(await readFile(response.fullOutputPath as string, "utf8")).toBe(full);
+
+    const structured = await call(orch, "shell", { command: ["seq", "1", "3000"] });
+    const parsed = JSON.parse(structured.content) as { output: string; metadata: { full_output_path: string } };
+    expect(parsed.output).toMatch(/^Warning: truncated output \(original token count: \d+\)\nTotal output lines: 3000\n\n1\n/);
+    expect(await readFile(parsed.metadata.full_output_path, "utf8")).toBe(full);
+  });
+
+  it("cancel a running command through the AbortSignal", async () => {
+    const ws = await workspace();
+    const { orch, events } = orchestrator(ws);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const response = await call(orch, "shell_command", { command: "sleep 20", login: false }, { signal: controller.signal });
+    expect(response.error?.code).toBe("ORCH_CANCELLED");
+    expect(response.content).toBe("exec command cancelled");
+    const trace = events.find((e) => e.type === "trace");
+    expect(trace?.type === "trace" && trace.trace.outcome).toBe("cancelled");
+  });
+
+  it("reject a command that needs approval when no handler is configured, without running it", async () => {
+    const ws = await workspace();
+    let spawned = 0;
+    const { orch } = orchestrator(ws, {
+      approvalPolicy: "untrusted",
+      spawnPipe: () => {
+        spawned += 1;
+        throw new Error("must not spawn");
+      },
+    });
+    const response = await call(orch, "shell_command", { command: "touch created-file" });
+    expect(response.error?.code).toBe("ORCH_REJECTED");
+    expect(response.content).toMatch(/^exec command rejected: /);
+    expect(spawned).toBe(0);
+  });
+});
+
+describe("events and the decision trace", () => {
+  it("emit begin, output deltas and end for a call, and a trace that holds no command, cwd, env or output", async () => {
+    const ws = await workspace();
+    const marker = "zq-marker-5912";
+    const { orch, events } = orchestrator(ws, {
+      hostEnv: { ...ws.hostEnv, MARKER_VALUE: `${marker}-env` },
+    });
+    await mkdir(path.join(ws.dir, `${marker}-dir`));
+    const response = await call(
+      orch,
+      "shell_command",
+      { command: `echo ${marker}-out; printf "$MARKER_VALUE" >&2`, workdir: `${marker}-dir`, login: false },
+      { callId: "evt-1" },
+    );
+    expect(response.content).toContain(`${marker}-out`);
+    expect(response.content).toContain(`${marker}-env`);
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe("exec.begin");
+    expect(types.at(-1)).toBe("exec.end");
+    expect(types).toContain("exec.output_delta");
+    const begin = events[0];
+    expect(begin).toMatchObject({ type: "exec.begin", callId: "evt-1", tool: "shell_command", cwd: path.join(ws.dir, `${marker}-dir`) });
+    expect(events.at(-1)).toMatchObject({ type: "exec.end", callId: "evt-1", exitCode: 0, timedOut: false });
+    const deltaText = events
+      .filter((e) => e.type === "exec.output_delta")
+      .map((e) => (e.type === "exec.output_delta" ? Buffer.from(e.chunk).toString() : ""))
+      .join("");
+    expect(deltaText).toContain(`${marker}-out`);
+
+    const traces = events.filter((e) => e.type === "trace").map((e) => (e as { trace: DecisionTrace }).trace);
+    expect(traces).toHaveLength(1);
+    expect(traces[0]).toMatchObject({
+      callId: "evt-1",
+      tool: "shell_command",
+      approvalRequirement: "skip",
+      initialSandbox: "none",
+      attempts: 1,
+      outcome: "success",
+    });
+    const serialized = JSON.stringify(traces);
+    expect(serialized).not.toContain(marker);
+    expect(serialized).not.toContain("echo");
+    expect(serialized).not.toContain(ws.dir);
+  });
+});
+
+describe("payload kinds and response wrappers", () => {
+  it("accepts local_shell and mcp payloads and wraps responses for each API", async () => {
+    const ws = await workspace();
+    const { orch } = orchestrator(ws);
+    const local = await orch.handleToolCall({ name: "container.exec", payload: { type: "local_shell", params: { command: ["echo", "local"] } } });
+    expect(JSON.parse(local.content).output).toBe("local\n");
+    const mcp = await orch.handleToolCall({
+      callId: "mcp-1",
+      name: "shell_command",
+      payload: { type: "mcp", server: "shellgate", tool: "shell_command", arguments: { command: "echo via-mcp", login: false } },
+    });
+    expect(outputSection(mcp.content)).toBe("via-mcp\n");
+    expect(toMcpCallToolResult(mcp)).toEqual({ content: [{ type: "text", text: mcp.content }], isError: false });
+    expect(toOpenAIFunctionCallOutput(mcp)).toEqual({ type: "function_call_output", call_id: "mcp-1", output: mcp.content });
+    expect(toAnthropicToolResult({ ...mcp, success: false })).toMatchObject({ tool_use_id: "mcp-1", is_error: true });
+  });
+
+  it("answers a call that is not even an object with an error, not an exception", async () => {
+    const { orch } = orchestrator(await workspace());
+    const response = await orch.handleToolCall(null as never);
+    expect(response.success).toBe(false);
+    expect(response.error?.code).toBe("ORCH_INVALID_ARGUMENTS");
+  });
+});
+
+describe("dangerous commands hidden in a wrapper that cannot be split", () => {
+  const noSpawn = (counter: { n: number }): PipeSpawner => () => {
+    counter.n += 1;
+    throw new Error("must not spawn");
+  };
+
+  it("are forbidden under never and never start", async () => {
+    const ws = await workspace();
+    const spawned = { n: 0 };
+    const { orch } = orchestrator(ws, { approvalPolicy: "never", spawnPipe: noSpawn(spawned) });
+    for (const command of ['rm -rf "$X" >/dev/null', 'echo "$(rm -rf d)"']) {
+      const response = await call(orch, "shell_command", { command, login: false });
+      expect(response.error?.code).toBe("ORCH_FORBIDDEN");
+    }
+    expect(spawned.n).toBe(0);
+  });
+
+  it("are asked about under on-request (and a denial starts nothing)", async () => {
+    const ws = await workspace();
+    const spawned = { n: 0 };
+    const requests: ApprovalRequest[] = [];
+    const { orch } = orchestrator(ws, {
+      approvalPolicy: "on-request",
+      spawnPipe: noSpawn(spawned),
+      approvalHandler: async (request) => {
+        requests.push(request);
+        return "denied";
+      },
+    });
+    const response = await call(orch, "shell_command", { command: 'rm -rf "$X" >/dev/null', login: false });
+    expect(response.error?.code).toBe("ORCH_REJECTED");
+    expect(requests.map((r) => r.argv)).toEqual([["/bin/bash", "-c", 'rm -rf "$X" >/dev/null']]);
+    expect(spawned.n).toBe(0);
+  });
+});
+
+describe("approval through the orchestrator", () => {
+  it("asks the handler with the tool, reason and argv, emits approval events, and caches a session approval", async () => {
+    const ws = await workspace();
+    const requests: ApprovalRequest[] = [];
+    const { orch, events } = orchestrator(ws, {
+      approvalPolicy: "untrusted",
+      approvalHandler: async (request) => {
+        requests.push(request);
+        return "approved_for_session";
+      },
+    });
+    const first = await call(orch, "exec_command", { cmd: "touch approved.txt", login: false });
+    expect(first.exitCode).toBe(0);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ tool: "exec_command", argv: ["/bin/bash", "-c", "touch approved.txt"], cwd: ws.dir });
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["approval.requested", "approval.decided"]));
+    await call(orch, "exec_command", { cmd: "touch approved.txt", login: false });
+    expect(requests).toHaveLength(1);
+    // A tty session is a different approval.
+    await call(orch, "exec_command", { cmd: "touch approved.txt", login: false, tty: true });
+    expect(requests).toHaveLength(2);
+    const traces = events.filter((e) => e.type === "trace").map((e) => (e as { trace: DecisionTrace }).trace);
+    expect(traces.map((t) => t.reviewDecision)).toEqual(["approved_for_session", "cached", "approved_for_session"]);
+  });
+});
+
+describe("close()", () => {
+  it("cancels in-flight calls and refuses new ones", async () => {
+    const ws = await workspace();
+    const { orch } = orchestrator(ws);
+    const running = call(orch, "shell_command", { command: "sleep 20", login: false, timeout_ms: 30_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    await orch.close();
+    const response = await running;
+    expect(response.error?.code).toBe("ORCH_CANCELLED");
+    expect((await call(orch, "shell", { command: ["true"] })).content).toBe("exec command cancelled");
+  });
+});
+
+describe("allowLoginShell: false", () => {
+  it("runs non-login shells by default, refuses login: true naming the field, and hides `login`", async () => {
+    const ws = await workspace();
+    const { orch, events } = orchestrator(ws, { allowLoginShell: false });
+    const refused = await call(orch, "exec_command", { cmd: "true", login: true });
+    expect(refused.error).toMatchObject({ code: "ORCH_INVALID_ARGUMENTS", field: "login" });
+    expect(refused.content).toContain("login shell is disabled by config; omit `login` or set it to false.");
+    await call(orch, "shell_command", { command: "true" }, { callId: "no-login" });
+    const begin = events.find((e) => e.type === "exec.begin" && e.callId === "no-login");
+    expect(begin?.type === "exec.begin" && begin.argv.slice(1, 2)).toEqual(["-c"]);
+    const [, shellCommand, execCommand] = orch.toolDefinitions("mcp");
+    expect(Object.keys(shellCommand?.inputSchema.properties as object)).not.toContain("login");
+    expect(Object.keys(execCommand?.inputSchema.properties as object)).not.toContain("login");
+    expect(Object.keys(orchestrator(ws).orch.toolDefinitions("mcp")[2]?.inputSchema.properties as object)).toContain("login");
+  });
+});
+
+describe("output delta cap for one-shot calls", () => {
+  it("stops emitting deltas at the cap while the full output still reaches the model", async () => {
+    const ws = await workspace();
+    const chunks = MAX_OUTPUT_DELTAS_PER_CALL + 50;
+    const aggregated = "z".repeat(chunks);
+    const spawnPipe: PipeSpawner = () => {
+      const exit = { exitCode: 0, signal: null, timedOut: false, cancelled: false };
+      return {
+        pid: 1,
+        kind: "pipe",
+        tag: "fake",
+        hasExited: true,
+        exited: Promise.resolve(exit),
+        write: () => undefined,
+        closeStdin: () => undefined,
+        onOutput: (cb) => {
+          for (let i = 0; i < chunks; i += 1) cb({ stream: "stdout", data: Buffer.from("z") });
+          return () => undefined;
+        },
+        result: async () => ({
+          ...exit,
+          stdout: aggregated,
+          stderr: "",
+          aggregated,
+          durationMs: 5,
+          truncated: false,
+          droppedBytes: 0,
+          drainTimedOut: false,
+        }),
+        terminate: async () => undefined,
+      };
+    };
+    const { orch, events } = orchestrator(ws, { spawnPipe, outputTokenLimit: 100_000 });
+    const response = await call(orch, "shell", { command: ["chatty"] });
+    expect(JSON.parse(response.content).output).toBe(aggregated);
+    expect(events.filter((e) => e.type === "exec.output_delta")).toHaveLength(MAX_OUTPUT_DELTAS_PER_CALL);
+    expect(events.filter((e) => e.type === "exec.end")).toHaveLength(1);
+  });
+});
