@@ -1,1 +1,46 @@
-export {};
+// The CLI's building blocks, for integrators who want shellgate's configuration, approval prompt or
+// MCP server inside their own program. The commands themselves live under `commands/`.
+export { CliError, UsageError, ConfigError, NoTerminalError, type CliErrorCode } from "./errors.js";
+export {
+  loadConfig,
+  findProjectConfig,
+  DEFAULTS,
+  type ConfigOverrides,
+  type EffectiveConfig,
+  type ShellEnvironmentSettings,
+  userConfigDir,
+  userRulesDir,
+  codexRulesDir,
+  PROJECT_DIR_NAME,
+  CONFIG_FILE_NAME,
+  ConfigFileSchema,
+  ApprovalPolicyNameSchema,
+  SandboxModeNameSchema,
+  parseConfigText,
+  readConfigFile,
+  listRulesDir,
+  type ConfigFile,
+  type ApprovalPolicyName,
+  type SandboxModeName,
+  type RulesFileEntry,
+  type RulesOrigin,
+  type PathEnv,
+} from "./config/index.js";
+export {
+  createTerminalPrompt,
+  canPrompt,
+  choicesFor,
+  displayArgv,
+  amendmentRuleLine,
+  renderHeader,
+  renderMenu,
+  type TerminalPromptOptions,
+  type PromptRequest,
+  type PromptDecision,
+  type Choice,
+} from "./approval/index.js";
+export { startMcpServer, MCP_TOOLS, type ToolHost, type ToolHostFactory, type RunningMcpServer } from "./mcp/server.js";
+export { createElicitationApproval, clientSupportsElicitation, elicitationMessage } from "./mcp/approval.js";
+export { EXEC_EXIT, exitCodeForError } from "./exec/exit-codes.js";
+export { describeError } from "./error-text.js";
+export { readPackageVersion } from "./version.js";

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Committed launcher: npm links a package's bins when it installs, before `prepare` has built dist/,
+// and it skips bins whose file does not exist yet. This file always exists, so `npx policy-check` works
+// right after `npm install` instead of falling through to the registry.
+try {
+  await import("../dist/bin/policy-check.js");
+} catch (error) {
+  if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("dist/bin/policy-check.js")) {
+    process.stderr.write("policy-check: @shellgate/cli is not built yet; run `npm run build` in the repository first\n");
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Committed launcher: npm links a package's bins when it installs, before `prepare` has built dist/,
+// and it skips bins whose file does not exist yet. This file always exists, so `npx shellgate` works
+// right after `npm install` instead of falling through to the registry.
+try {
+  await import("../dist/bin/shellgate.js");
+} catch (error) {
+  if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("dist/bin/shellgate.js")) {
+    process.stderr.write("shellgate: @shellgate/cli is not built yet; run `npm run build` in the repository first\n");
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+}

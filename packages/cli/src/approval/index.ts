@@ -1,0 +1,3 @@
+export * from "./types.js";
+export * from "./render.js";
+export * from "./terminal.js";

@@ -1,0 +1,100 @@
+import type { PromptRequest } from "./types.js";
+
+/** One choice of the approval menu. */
+export interface Choice {
+  key: string;
+  label: string;
+  value: "approved" | "approved_for_session" | "amend" | "denied" | "abort";
+}
+
+/** Styling hooks; identity functions when colour is off, so the text reads the same with NO_COLOR. */
+export interface Style {
+  bold(s: string): string;
+  dim(s: string): string;
+  accent(s: string): string;
+}
+
+/** No colour at all. */
+export const PLAIN: Style = { bold: (s) => s, dim: (s) => s, accent: (s) => s };
+
+/** ANSI bold/dim/cyan. */
+export const ANSI: Style = {
+  bold: (s) => `\u001b[1m${s}\u001b[22m`,
+  dim: (s) => `\u001b[2m${s}\u001b[22m`,
+  accent: (s) => `\u001b[36m${s}\u001b[39m`,
+};
+
+const SAFE_TOKEN = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** The argv as a person would type it; for display only — what runs is always the argv itself. */
+export function displayArgv(argv: readonly string[]): string {
+  return argv.map((t) => (t !== "" && SAFE_TOKEN.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`)).join(" ");
+}
+
+/** The exact line "always allow" appends to the user's rules file. */
+export function amendmentRuleLine(prefix: readonly string[]): string {
+  return `prefix_rule(pattern=[${prefix.map((t) => JSON.stringify(t)).join(", ")}], decision="allow")`;
+}
+
+/** The choices offered for a request; "always allow" only when the orchestrator proposed a prefix. */
+export function choicesFor(request: PromptRequest): Choice[] {
+  const choices: Choice[] = [
+    { key: "y", label: "run once", value: "approved" },
+    { key: "s", label: "run for this session (don't ask again for this exact command)", value: "approved_for_session" },
+  ];
+  if (request.proposedAmendment && request.proposedAmendment.length > 0) {
+    choices.push({
+      key: "a",
+      label: `always allow commands starting with \`${displayArgv(request.proposedAmendment)}\``,
+      value: "amend",
+    });
+  }
+  choices.push({ key: "n", label: "deny (tell the agent no)", value: "denied" });
+  choices.push({ key: "q", label: "abort (stop the whole run)", value: "abort" });
+  return choices;
+}
+
+/** The header of the prompt: what would run, where, and why a person is asked. */
+export function renderHeader(request: PromptRequest, style: Style = PLAIN): string[] {
+  const title = request.retryAfterDenial
+    ? "The sandbox probably blocked this command. Run it again WITHOUT the sandbox?"
+    : "shellgate: this command needs your approval";
+  const lines = [style.bold(title), ""];
+  const row = (name: string, value: string) => `  ${style.dim(name.padEnd(8))} ${value}`;
+  lines.push(row("command", style.accent(displayArgv(request.argv))));
+  lines.push(row("cwd", request.cwd));
+  if (request.reason) lines.push(row("reason", request.reason));
+  if (request.justification) lines.push(row("agent", request.justification));
+  for (const rule of request.matchedRules ?? []) {
+    if (!rule.source) continue;
+    const where = `${rule.source.file}:${rule.source.line}`;
+    const what = rule.matchedPrefix ? ` ${JSON.stringify(rule.matchedPrefix)} → ${rule.decision}` : ` → ${rule.decision}`;
+    const why = rule.justification ? ` (${rule.justification})` : "";
+    lines.push(row("rule", `${where}${what}${why}`));
+  }
+  lines.push("");
+  return lines;
+}
+
+/** The menu with `selected` marked by `>` (readable without colour). */
+export function renderMenu(choices: readonly Choice[], selected: number, style: Style = PLAIN): string[] {
+  const lines = choices.map((c, i) => {
+    const text = `[${c.key}] ${c.label}`;
+    return i === selected ? `  ${style.bold(`> ${text}`)}` : `    ${text}`;
+  });
+  lines.push("");
+  lines.push(style.dim("  ↑/↓ to move, Enter to choose, or press a key; Ctrl-C aborts"));
+  return lines;
+}
+
+/** The confirmation shown before an "always allow" rule is written. */
+export function renderAmendConfirm(prefix: readonly string[], rulesFile: string, style: Style = PLAIN): string[] {
+  return [
+    "",
+    `  This line will be appended to ${rulesFile}:`,
+    "",
+    `    ${style.accent(amendmentRuleLine(prefix))}`,
+    "",
+    `  Write it and run the command? ${style.bold("[y/N]")}`,
+  ];
+}

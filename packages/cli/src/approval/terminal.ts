@@ -1,0 +1,133 @@
+import { emitKeypressEvents } from "node:readline";
+import { ANSI, choicesFor, PLAIN, renderAmendConfirm, renderHeader, renderMenu, type Style } from "./render.js";
+import type { PromptDecision, PromptRequest } from "./types.js";
+
+/** Where keys come from (`process.stdin` fits). */
+export interface PromptInput extends NodeJS.ReadableStream {
+  isTTY?: boolean;
+  isRaw?: boolean;
+  setRawMode?(mode: boolean): unknown;
+}
+
+/** Where the prompt is drawn (`process.stderr` fits). */
+export interface PromptOutput extends NodeJS.WritableStream {
+  isTTY?: boolean;
+  hasColors?(): boolean;
+}
+
+/** Where the prompt reads keys and draws; both must be terminals. */
+export interface TerminalPromptOptions {
+  input: PromptInput;
+  output: PromptOutput;
+  /** Named in the "always allow" confirmation; where the rule will be written. */
+  userRulesFile: string;
+  /** Force colour on or off; by default the output's `hasColors()` decides (it honours NO_COLOR and TERM=dumb). */
+  color?: boolean;
+}
+
+interface Key {
+  name?: string;
+  ctrl?: boolean;
+  sequence?: string;
+}
+
+/** Whether a person can be asked here: keys come from a terminal and the prompt goes to one. */
+export function canPrompt(input: { isTTY?: boolean }, output: { isTTY?: boolean }): boolean {
+  return input.isTTY === true && output.isTTY === true;
+}
+
+/**
+ * Create an approval function that asks on the terminal. Requests are asked one at a time, in order.
+ * The abort signal (a cancelled call) withdraws a pending question as "abort".
+ */
+export function createTerminalPrompt(
+  options: TerminalPromptOptions,
+): (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (request, context) => {
+    const next = queue.then(() => askOnce(options, request, context?.signal));
+    queue = next.catch(() => undefined);
+    return next;
+  };
+}
+
+function styleFor(options: TerminalPromptOptions): Style {
+  const color = options.color ?? (typeof options.output.hasColors === "function" ? options.output.hasColors() : false);
+  return color ? ANSI : PLAIN;
+}
+
+function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?: AbortSignal): Promise<PromptDecision> {
+  const { input, output } = options;
+  const style = styleFor(options);
+  const choices = choicesFor(request);
+  let selected = 0;
+  let confirming = false;
+  let drawn = 0;
+  const write = (lines: string[]) => {
+    output.write(`${lines.join("\n")}\n`);
+    return lines.length;
+  };
+  const redraw = (lines: string[]) => {
+    // Move to the start of the block drawn last and clear below it, so the menu updates in place.
+    if (drawn > 0) output.write(`\u001b[${drawn}F\u001b[J`);
+    drawn = write(lines);
+  };
+
+  return new Promise<PromptDecision>((resolve) => {
+    const wasRaw = input.isRaw === true;
+    emitKeypressEvents(input);
+    input.setRawMode?.(true);
+    input.resume();
+
+    const finish = (decision: PromptDecision, note: string) => {
+      input.off("keypress", onKey);
+      signal?.removeEventListener("abort", onAbort);
+      input.setRawMode?.(wasRaw);
+      input.pause();
+      write([`  → ${note}`, ""]);
+      resolve(decision);
+    };
+    const onAbort = () => finish("abort", "cancelled");
+    const pick = (index: number) => {
+      const choice = choices[index];
+      if (!choice) return;
+      if (choice.value === "amend") {
+        confirming = true;
+        redraw(renderAmendConfirm(request.proposedAmendment ?? [], options.userRulesFile, style));
+        return;
+      }
+      finish(choice.value, choice.label);
+    };
+    const onKey = (str: string | undefined, key: Key | undefined) => {
+      const name = key?.name ?? str ?? "";
+      if (key?.ctrl && (name === "c" || name === "d")) return finish("abort", "abort");
+      if (confirming) {
+        if (name === "y") {
+          const amendment = [...(request.proposedAmendment ?? [])];
+          return finish({ decision: "approved_with_amendment", amendment }, `rule added to ${options.userRulesFile}`);
+        }
+        if (name === "n" || name === "escape" || name === "return" || name === "enter") {
+          confirming = false;
+          redraw(renderMenu(choices, selected, style));
+        }
+        return;
+      }
+      if (name === "up" || name === "k") selected = (selected + choices.length - 1) % choices.length;
+      else if (name === "down" || name === "j" || name === "tab") selected = (selected + 1) % choices.length;
+      else if (name === "return" || name === "enter") return pick(selected);
+      else if (name === "escape") return finish("abort", "abort");
+      else {
+        const index = choices.findIndex((c) => c.key === name || String(choices.indexOf(c) + 1) === name);
+        if (index >= 0) return pick(index);
+        return;
+      }
+      redraw(renderMenu(choices, selected, style));
+    };
+
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    input.on("keypress", onKey);
+    write(renderHeader(request, style));
+    drawn = write(renderMenu(choices, selected, style));
+  });
+}

@@ -1,0 +1,34 @@
+import { CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+
+/** `shellgate doctor --help`. */
+export const HELP = `Usage: shellgate doctor [options]
+
+Report what shellgate finds on this machine: the detected shell, every sandbox backend with its
+availability (and why not), the isolation the configured sandbox gets, the configuration files read,
+and whether each rules file parses.
+
+Options:
+      --json                 print the report as one JSON object
+${CONFIG_OPTIONS_HELP}
+  -h, --help                 show this help
+
+Exit codes:
+  0  everything the configuration needs is available
+  1  the configured sandbox cannot be provided here, a rules file does not parse, or no shell was found
+  2  bad arguments or configuration file
+
+Examples:
+  shellgate doctor
+  shellgate doctor --json | jq .sandbox
+  shellgate doctor --sandbox read-only --rules examples/default.rules
+`;
+
+/** `shellgate doctor`: see {@link HELP}. Only `--help` is answered here; the rest loads on demand. */
+export async function run(args: string[]): Promise<number> {
+  if (wantsHelp(args)) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const { doctorMain } = await import("../doctor/main.js");
+  return doctorMain(args);
+}

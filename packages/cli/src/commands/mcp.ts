@@ -1,0 +1,42 @@
+import { CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+
+/** `shellgate mcp --help`. */
+export const HELP = `Usage: shellgate mcp [options]
+
+Serve shell tools to an MCP client (Claude Desktop, Cursor, Codex, your own agent) over stdio:
+  shell_command   run a script in the user's shell and return its output
+  exec_command    start a command (optionally on a terminal) and keep it as a session
+  write_stdin     type into a session / poll its output
+Every call goes through your rules, the approval policy and the sandbox. When the client supports
+MCP elicitation, the person using it is asked to approve; otherwise the approval policy alone
+decides and "needs approval" becomes a refusal the model can read. Everything a connection started
+is killed when the client disconnects.
+
+Options:
+${CONFIG_OPTIONS_HELP}
+      --debug                log the connection's lifecycle and stack traces of unexpected errors (stderr)
+  -h, --help                 show this help
+
+Client configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):
+  { "mcpServers": { "shellgate": { "command": "npx", "args": ["shellgate", "mcp"] } } }
+
+Exit codes:
+  0  the client disconnected
+  1  the server could not start (configuration, rules, sandbox)
+  2  bad arguments or configuration file
+
+Examples:
+  shellgate mcp
+  shellgate mcp --rules ~/.config/shellgate/rules/agent.rules --approval-policy untrusted
+  shellgate mcp --cwd ~/src/project --sandbox read-only
+`;
+
+/** `shellgate mcp`: see {@link HELP}. Only `--help` is answered here; the rest loads on demand. */
+export async function run(args: string[]): Promise<number> {
+  if (wantsHelp(args)) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const { mcpMain } = await import("../mcp/main.js");
+  return mcpMain(args);
+}

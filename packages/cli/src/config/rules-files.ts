@@ -1,0 +1,30 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError } from "../errors.js";
+
+/** Where a rules file came from, for `doctor` and error messages. */
+export type RulesOrigin = "user" | "codex" | "config" | "flag";
+
+/** One rules file in load order. */
+export interface RulesFileEntry {
+  file: string;
+  origin: RulesOrigin;
+}
+
+/**
+ * The `*.rules` regular files directly in `dir`, sorted by name; none when the directory does not exist.
+ * @throws ConfigError when the directory exists but cannot be listed (e.g. it is a file).
+ */
+export async function listRulesDir(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries
+      .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith(".rules"))
+      .map((e) => path.join(dir, e.name))
+      .sort();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return [];
+    throw new ConfigError(dir, `cannot list rules directory: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,49 @@
+import { z } from "zod";
+
+/** When a person is asked before a command runs (same values as the orchestrator's `ApprovalPolicy`). */
+export const ApprovalPolicyNameSchema = z.enum(["untrusted", "on-failure", "on-request", "never"]);
+export type ApprovalPolicyName = z.infer<typeof ApprovalPolicyNameSchema>;
+
+/** The sandbox modes a configuration may name. */
+export const SandboxModeNameSchema = z.enum(["read-only", "workspace-write", "danger-full-access", "external-sandbox"]);
+export type SandboxModeName = z.infer<typeof SandboxModeNameSchema>;
+
+/** The `[sandbox_workspace_write]` table. */
+export const WorkspaceWriteTableSchema = z.strictObject({
+  writable_roots: z.array(z.string().min(1)).optional(),
+  network_access: z.boolean().optional(),
+  exclude_tmpdir_env_var: z.boolean().optional(),
+  exclude_slash_tmp: z.boolean().optional(),
+});
+
+/** The `[shell_environment_policy]` table: how a command's environment derives from shellgate's. */
+export const ShellEnvironmentTableSchema = z.strictObject({
+  inherit: z.enum(["all", "core", "none"]).optional(),
+  /** true passes variables named like secrets (`*KEY*`, `*TOKEN*`…) through; they are dropped by default. */
+  ignore_default_excludes: z.boolean().optional(),
+  exclude: z.array(z.string().min(1)).optional(),
+  include_only: z.array(z.string().min(1)).optional(),
+  set: z.record(z.string(), z.string()).optional(),
+});
+
+/**
+ * One configuration file (`.shellgate/config.toml` in a project, `config.toml` in the user's config directory).
+ * Every key is optional; unknown keys are an error so typos are not silently ignored.
+ */
+export const ConfigFileSchema = z.strictObject({
+  approval_policy: ApprovalPolicyNameSchema.optional(),
+  sandbox_mode: SandboxModeNameSchema.optional(),
+  /** Network access for `external-sandbox` (for `workspace-write` use `[sandbox_workspace_write] network_access`). */
+  network_access: z.boolean().optional(),
+  /** Extra rules files, relative to the file that names them. */
+  rules: z.array(z.string().min(1)).optional(),
+  /** Whether to read the Codex rules directory (`~/.codex/rules`) too. Default true. */
+  codex_rules: z.boolean().optional(),
+  /** Default timeout of `shellgate exec`, in milliseconds (0 = none). */
+  timeout_ms: z.number().int().min(0).optional(),
+  /** Paths commands may never read, even when approved (kept sandboxed). */
+  denied_read_paths: z.array(z.string().min(1)).optional(),
+  sandbox_workspace_write: WorkspaceWriteTableSchema.optional(),
+  shell_environment_policy: ShellEnvironmentTableSchema.optional(),
+});
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;

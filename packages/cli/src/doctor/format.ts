@@ -1,0 +1,60 @@
+import type { DoctorReport } from "./report.js";
+
+function describePolicy(report: DoctorReport): string {
+  const p = report.sandboxPolicy;
+  switch (p.mode) {
+    case "workspace-write":
+      return `workspace-write (network ${p.networkAccess ? "on" : "off"})`;
+    case "external-sandbox":
+      return `external-sandbox (network ${p.networkAccess ? "on" : "off"})`;
+    default:
+      return p.mode;
+  }
+}
+
+/** The human-readable doctor report. */
+export function formatDoctorReport(r: DoctorReport): string {
+  const out: string[] = [];
+  const mark = (ok: boolean) => (ok ? "ok  " : "FAIL");
+  out.push(`shellgate ${r.version} on ${r.platform}, node ${r.node}`);
+  out.push(`cwd: ${r.cwd}`);
+  out.push(`config files: ${r.configFiles.length > 0 ? r.configFiles.join(", ") : "(none; defaults)"}`);
+  out.push(`approval policy: ${r.approvalPolicy}`);
+  out.push(`sandbox policy: ${describePolicy(r)}`);
+  out.push("");
+  out.push("shell");
+  out.push(r.shell.ok ? `  ${mark(true)} ${r.shell.type} at ${r.shell.path} (${r.shell.source})` : `  ${mark(false)} ${r.shell.error}`);
+  out.push("");
+  out.push("sandbox backends");
+  if (r.backends.length === 0) out.push("  (none registered for this platform)");
+  for (const b of r.backends) {
+    out.push(
+      b.availability.available
+        ? `  ${mark(true)} ${b.name} (${b.platform}): available, isolation ${b.availability.isolation}`
+        : `  ---- ${b.name} (${b.platform}): unavailable: ${b.availability.reason}`,
+    );
+    if (b.availability.available) for (const note of b.availability.notes ?? []) out.push(`         note: ${note}`);
+  }
+  out.push("");
+  out.push("configured sandbox");
+  if (r.sandbox.ok) {
+    out.push(`  ${mark(true)} ${r.sandbox.backend ?? "no platform sandbox"}: ${r.sandbox.isolation}`);
+    for (const root of r.sandbox.writableRoots) {
+      const ro = root.readOnlySubpaths.length > 0 ? ` (read-only inside: ${root.readOnlySubpaths.join(", ")})` : "";
+      out.push(`       writable: ${root.root}${ro}`);
+    }
+  } else {
+    out.push(`  ${mark(false)} ${r.sandbox.error}`);
+  }
+  out.push("");
+  out.push("rules files");
+  if (r.rules.length === 0) out.push("  (none; commands no rule matches are judged by the built-in heuristics)");
+  for (const rule of r.rules) {
+    out.push(`  ${mark(rule.ok)} ${rule.file} [${rule.origin}]`);
+    if (rule.error) for (const line of rule.error.split("\n")) out.push(`       ${line}`);
+  }
+  out.push(`  "always allow" writes to ${r.userRulesFile}`);
+  out.push("");
+  out.push(r.ok ? "everything needed is in place" : `${r.problems.length} problem(s):\n${r.problems.map((p) => `  - ${p}`).join("\n")}`);
+  return `${out.join("\n")}\n`;
+}

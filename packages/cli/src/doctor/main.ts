@@ -1,0 +1,27 @@
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../args.js";
+import { loadConfig } from "../config/index.js";
+import { formatDoctorReport } from "../doctor/format.js";
+import { gatherDoctorReport } from "../doctor/report.js";
+import { describeError } from "../error-text.js";
+import { CliError, UsageError } from "../errors.js";
+import { readPackageVersion } from "../version.js";
+
+/** The body of `shellgate doctor` (see its `--help`). */
+export async function doctorMain(args: string[]): Promise<number> {
+  let parsed;
+  let config;
+  try {
+    parsed = parseCommandArgs(args, { ...CONFIG_OPTIONS, json: { type: "boolean" }, help: { type: "boolean" } }, false);
+    config = await loadConfig(configOverrides(parsed.values));
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`shellgate doctor: ${describeError(error)}\n`);
+      if (error instanceof UsageError) process.stderr.write("Run `shellgate doctor --help` for usage.\n");
+      return 2;
+    }
+    throw error;
+  }
+  const report = await gatherDoctorReport(config, readPackageVersion());
+  process.stdout.write(parsed.values["json"] ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report));
+  return report.ok ? 0 : 1;
+}

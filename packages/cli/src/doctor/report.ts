@@ -1,0 +1,133 @@
+import { computeWritableRoots, SandboxManager, type BackendReport, type SandboxPolicy } from "@shellgate/sandbox";
+import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
+import { detectUserShell } from "@shellgate/shell-detect";
+import { loadPolicy } from "@shellgate/execpolicy";
+import type { EffectiveConfig } from "../config/index.js";
+import { describeError } from "../error-text.js";
+
+/** The rules file entry of a doctor report. */
+export interface RulesFileStatus {
+  file: string;
+  origin: string;
+  ok: boolean;
+  /** The rendered diagnostic when the file does not load. */
+  error?: string;
+}
+
+/** Everything `shellgate doctor` reports; also its `--json` output. */
+export interface DoctorReport {
+  ok: boolean;
+  version: string;
+  platform: NodeJS.Platform;
+  node: string;
+  cwd: string;
+  configFiles: string[];
+  approvalPolicy: string;
+  sandboxPolicy: SandboxPolicy;
+  shell: { ok: true; type: string; path: string; source: string } | { ok: false; error: string };
+  backends: BackendReport[];
+  /** What the configured sandbox gets here. */
+  sandbox:
+    | { ok: true; backend: string | null; isolation: string; writableRoots: Array<{ root: string; readOnlySubpaths: string[] }> }
+    | { ok: false; error: string };
+  rules: RulesFileStatus[];
+  userRulesFile: string;
+  problems: string[];
+}
+
+/** A manager with every backend the CLI ships for this platform registered. */
+export function createSandboxManager(): SandboxManager {
+  const manager = new SandboxManager();
+  manager.register(createLinuxSandboxBackend());
+  return manager;
+}
+
+/** Gather the doctor report for a loaded configuration. Never throws for a problem it can report. */
+export async function gatherDoctorReport(
+  config: EffectiveConfig,
+  version: string,
+  options: { manager?: SandboxManager } = {},
+): Promise<DoctorReport> {
+  const problems: string[] = [];
+  let shell: DoctorReport["shell"];
+  try {
+    const s = detectUserShell();
+    shell = { ok: true, type: s.type, path: s.path, source: s.source };
+  } catch (error) {
+    shell = { ok: false, error: describeError(error) };
+    problems.push(`shell: ${shell.error}`);
+  }
+
+  const manager = options.manager ?? createSandboxManager();
+  const backends = await manager.report();
+  let sandbox: DoctorReport["sandbox"];
+  try {
+    const backend = await manager.select(config.sandboxPolicy);
+    const availability = backend ? await manager.availability(backend) : null;
+    const writableRoots =
+      config.sandboxPolicy.mode === "workspace-write"
+        ? await computeWritableRoots(config.sandboxPolicy, { cwd: config.cwd, env: process.env as Record<string, string>, protectedPaths: config.protectedPaths })
+        : [];
+    sandbox = {
+      ok: true,
+      backend: backend?.name ?? null,
+      isolation: availability?.available ? availability.isolation : "none (the policy needs no platform sandbox)",
+      writableRoots: writableRoots.map((r) => ({ root: r.root, readOnlySubpaths: [...r.readOnlySubpaths] })),
+    };
+  } catch (error) {
+    sandbox = { ok: false, error: describeError(error) };
+    problems.push(`sandbox: ${sandbox.error}`);
+  }
+
+  const rules = await checkRulesFiles(config.rules.map((r) => r.file));
+  const statuses: RulesFileStatus[] = config.rules.map((entry) => ({ ...entry, ...rules.get(entry.file)! }));
+  for (const status of statuses) {
+    if (!status.ok) problems.push(`rules: ${(status.error ?? "").split("\n")[0]}`);
+  }
+
+  return {
+    ok: problems.length === 0,
+    version,
+    platform: process.platform,
+    node: process.version,
+    cwd: config.cwd,
+    configFiles: config.configFiles,
+    approvalPolicy: config.approvalPolicy,
+    sandboxPolicy: config.sandboxPolicy,
+    shell,
+    backends,
+    sandbox,
+    rules: statuses,
+    userRulesFile: config.userRulesFile,
+    problems,
+  };
+}
+
+/**
+ * Whether each file loads, judged the way they are used: together and in order, because a file's
+ * examples may rely on `host_executable` entries of earlier files. A file that fails is reported and
+ * left out, and the rest are tried again, so every broken file is named, not only the first.
+ */
+async function checkRulesFiles(files: readonly string[]): Promise<Map<string, { ok: boolean; error?: string }>> {
+  const result = new Map<string, { ok: boolean; error?: string }>();
+  let remaining = [...new Set(files)];
+  while (remaining.length > 0) {
+    try {
+      await loadPolicy(remaining);
+      for (const f of remaining) result.set(f, { ok: true });
+      break;
+    } catch (error) {
+      const text = describeError(error);
+      const culprit = (error as { file?: unknown }).file;
+      if (typeof culprit === "string" && remaining.includes(culprit)) {
+        result.set(culprit, { ok: false, error: text });
+        remaining = remaining.filter((f) => f !== culprit);
+      } else {
+        // The error does not say which file; report it against every file still in question.
+        for (const f of remaining) result.set(f, { ok: false, error: text });
+        break;
+      }
+    }
+  }
+  return result;
+}

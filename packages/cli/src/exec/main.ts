@@ -1,0 +1,58 @@
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs, parseMillis } from "../args.js";
+import { loadConfig } from "../config/index.js";
+import { describeError } from "../error-text.js";
+import { UsageError } from "../errors.js";
+import { EXEC_EXIT, exitCodeForError } from "../exec/exit-codes.js";
+import { runExec, type ExecTarget } from "../exec/run-exec.js";
+
+/** The body of `shellgate exec` (see its `--help`). */
+export async function execMain(args: string[]): Promise<number> {
+  let target: ExecTarget;
+  let json = false;
+  let escalate = false;
+  let config;
+  try {
+    const parsed = parseCommandArgs(args, {
+      ...CONFIG_OPTIONS,
+      timeout: { type: "string" },
+      json: { type: "boolean" },
+      escalate: { type: "boolean" },
+      help: { type: "boolean" },
+    });
+    json = parsed.values["json"] === true;
+    escalate = parsed.values["escalate"] === true;
+    const overrides = configOverrides(parsed.values);
+    const timeout = parsed.values["timeout"] as string | undefined;
+    if (timeout !== undefined) overrides.timeoutMs = parseMillis("--timeout", timeout);
+    target = commandTarget(parsed.hadTerminator, parsed.positionals, parsed.afterTerminator);
+    config = await loadConfig(overrides);
+  } catch (error) {
+    process.stderr.write(`shellgate exec: ${describeError(error)}\n`);
+    if (error instanceof UsageError) process.stderr.write("Run `shellgate exec --help` for usage.\n");
+    return EXEC_EXIT.SHELLGATE_ERROR;
+  }
+  try {
+    return await runExec(config, target, { json, escalate });
+  } catch (error) {
+    process.stderr.write(`shellgate exec: ${describeError(error)}\n`);
+    return exitCodeForError(error);
+  }
+}
+
+function commandTarget(hadTerminator: boolean, positionals: string[], afterTerminator: string[]): ExecTarget {
+  if (hadTerminator) {
+    if (positionals.length > afterTerminator.length) {
+      throw new UsageError("put options before `--` and the command after it: shellgate exec [options] -- COMMAND [ARGS...]");
+    }
+    if (afterTerminator.length === 0) throw new UsageError("no command after `--`");
+    return { kind: "argv", argv: afterTerminator };
+  }
+  if (positionals.length === 0) throw new UsageError("no command given: shellgate exec -- COMMAND [ARGS...] or shellgate exec \"SCRIPT\"");
+  if (positionals.length > 1) {
+    throw new UsageError(
+      `several words without \`--\`: write \`shellgate exec -- ${positionals.join(" ")}\` to run them as a command, or quote them as one script`,
+    );
+  }
+  if (positionals[0]!.trim() === "") throw new UsageError("the script is empty");
+  return { kind: "script", script: positionals[0]! };
+}

@@ -1,0 +1,139 @@
+import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
+import { canPrompt, createTerminalPrompt } from "../approval/terminal.js";
+import type { EffectiveConfig } from "../config/index.js";
+import { createCliOrchestrator } from "../orchestrator-factory.js";
+import { EXEC_EXIT, exitCodeForError, exitCodeForSignal } from "./exit-codes.js";
+
+/** What `shellgate exec` runs: an argv as is, or a script through the user's shell. */
+export type ExecTarget = { kind: "argv"; argv: string[] } | { kind: "script"; script: string };
+
+/** The `--json` result of `shellgate exec`. */
+export interface ExecJsonResult {
+  exitCode: number;
+  timedOut: boolean;
+  durationMs: number | null;
+  stdout: string;
+  stderr: string;
+  /** Set when the command did not run (refused, aborted, failed to start). */
+  error?: { code: string; message: string };
+  /** What was decided and why; never contains the command, cwd, env or output. */
+  trace?: DecisionTrace;
+}
+
+/**
+ * Run one command through the orchestrator with the terminal as the approver; stream its output
+ * (or collect it for `--json`) and return the exit code to exit with.
+ */
+export async function runExec(
+  config: EffectiveConfig,
+  target: ExecTarget,
+  options: { json: boolean; escalate?: boolean },
+): Promise<number> {
+  const interactive = canPrompt(process.stdin, process.stderr);
+  const approvalHandler = interactive
+    ? createTerminalPrompt({ input: process.stdin, output: process.stderr, userRulesFile: config.userRulesFile })
+    : undefined;
+  const orchestrator = await createCliOrchestrator(config, approvalHandler);
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  // `shellgate exec -- yes | head -1`: when the reader goes away, stop the command the way a shell
+  // pipeline would (SIGPIPE), quietly.
+  let readerGone = false;
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") return;
+    readerGone = true;
+    controller.abort();
+  };
+  process.stdout.on("error", onStdoutError);
+
+  const decoder = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+  const collected = { stdout: "", stderr: "" };
+  let end: Extract<OrchestratorEvent, { type: "exec.end" }> | undefined;
+  let trace: DecisionTrace | undefined;
+  const off = orchestrator.on((event) => {
+    if (event.type === "exec.output_delta") {
+      const stream = event.stream === "stderr" ? "stderr" : "stdout";
+      if (options.json) collected[stream] += decoder[stream].decode(event.chunk, { stream: true });
+      else (stream === "stderr" ? process.stderr : process.stdout).write(event.chunk);
+    } else if (event.type === "exec.end") {
+      end = event;
+    } else if (event.type === "trace") {
+      trace = event.trace;
+    }
+  });
+
+  const common = {
+    workdir: config.cwd,
+    ...timeoutArg(config.timeoutMs),
+    ...(options.escalate
+      ? { sandbox_permissions: "require_escalated", justification: "Run this outside the sandbox? (asked with shellgate exec --escalate)" }
+      : {}),
+  };
+  const call =
+    target.kind === "argv"
+      ? { name: "shell", arguments: { command: target.argv, ...common } }
+      : { name: "shell_command", arguments: { command: target.script, ...common } };
+
+  let exitCode: number;
+  let failure: { code: string; message: string } | undefined;
+  try {
+    const response = await orchestrator.handleToolCall(call, { signal: controller.signal });
+    if (response.error) {
+      failure = response.error;
+      exitCode = controller.signal.aborted ? EXEC_EXIT.ABORTED : exitCodeForError(response.error);
+    } else {
+      exitCode = end ? exitFromEnd(end) : (response.exitCode ?? EXEC_EXIT.SHELLGATE_ERROR);
+    }
+  } finally {
+    off();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await orchestrator.close();
+  }
+  if (readerGone) return EXEC_EXIT.PIPE_CLOSED;
+
+  if (options.json) {
+    collected.stdout += decoder.stdout.decode();
+    collected.stderr += decoder.stderr.decode();
+    const result: ExecJsonResult = {
+      exitCode,
+      timedOut: end?.timedOut ?? false,
+      durationMs: end ? Math.round(end.durationMs) : null,
+      stdout: collected.stdout,
+      stderr: collected.stderr,
+      ...(failure !== undefined ? { error: { code: failure.code, message: refusalText(failure, interactive) } } : {}),
+      ...(trace ? { trace } : {}),
+    };
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } else if (failure !== undefined) {
+    process.stderr.write(`shellgate exec: ${refusalText(failure, interactive)}\n`);
+  } else if (end?.timedOut) {
+    process.stderr.write(`shellgate exec: timed out after ${config.timeoutMs} ms; the command was killed\n`);
+  }
+  return exitCode;
+}
+
+function timeoutArg(timeoutMs: number): { timeout_ms: number } {
+  // Always explicit: 0 means "no timeout" to the CLI and to @shellgate/pty, while an absent value
+  // would get the agent tools' 10 s default.
+  return { timeout_ms: timeoutMs };
+}
+
+function exitFromEnd(end: Extract<OrchestratorEvent, { type: "exec.end" }>): number {
+  if (end.timedOut) return EXEC_EXIT.TIMEOUT;
+  return end.exitCode ?? exitCodeForSignal(null);
+}
+
+function refusalText(error: { code: string; message: string }, interactive: boolean): string {
+  if (error.code === "ORCH_REJECTED" && !interactive && /no approval handler/.test(error.message)) {
+    const what = error.message.replace(/, but no approval handler is configured$/, "");
+    return `refused: ${what}, and there is no terminal to ask on (stdin is not a TTY). Run it from a terminal, or allow it with a rule.`;
+  }
+  if (error.code === "ORCH_REJECTED" && error.message === "rejected by user") return "denied; the command did not run";
+  if (error.code === "ORCH_REJECTED") return `refused: ${error.message}`;
+  if (error.code === "ORCH_FORBIDDEN") return `forbidden: ${error.message}`;
+  if (error.code === "ORCH_ABORTED") return "aborted; the command did not run";
+  return error.message;
+}

@@ -1,0 +1,48 @@
+import { loadPolicy } from "@shellgate/execpolicy";
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../args.js";
+import { loadConfig } from "../config/index.js";
+import { describeError } from "../error-text.js";
+import { CliError, UsageError } from "../errors.js";
+import { startMcpServer } from "../mcp/server.js";
+import { createCliOrchestrator } from "../orchestrator-factory.js";
+import { debugEnabled } from "../run-command.js";
+import { readPackageVersion } from "../version.js";
+
+/** The body of `shellgate mcp` (see its `--help`). Runs until the client disconnects. */
+export async function mcpMain(args: string[]): Promise<number> {
+  let config;
+  try {
+    const parsed = parseCommandArgs(args, { ...CONFIG_OPTIONS, help: { type: "boolean" } }, false);
+    config = await loadConfig(configOverrides(parsed.values));
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`shellgate mcp: ${describeError(error)}\n`);
+      if (error instanceof UsageError) process.stderr.write("Run `shellgate mcp --help` for usage.\n");
+      return 2;
+    }
+    throw error;
+  }
+  // Load the rules now so a broken rules file stops the server at start, with its diagnostic,
+  // instead of failing every tool call later.
+  if (config.rules.length > 0) {
+    try {
+      await loadPolicy(config.rules.map((r) => r.file));
+    } catch (error) {
+      process.stderr.write(`shellgate mcp: ${describeError(error)}\n`);
+      return 1;
+    }
+  }
+
+  const debug = debugEnabled();
+  const running = await startMcpServer({
+    ...(debug ? { log: (message: string) => process.stderr.write(`shellgate mcp: ${message}\n`) } : {}),
+    name: "shellgate",
+    version: readPackageVersion(),
+    createHost: (approve) => createCliOrchestrator(config, approve),
+  });
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.once(signal, () => void running.shutdown(`received ${signal}`));
+  }
+  await running.closed;
+  return 0;
+}

@@ -1,0 +1,121 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { PromptDecision, PromptRequest } from "../approval/types.js";
+import { describeError } from "../error-text.js";
+import { clientSupportsElicitation, createElicitationApproval } from "./approval.js";
+
+/** The tools the MCP server exposes. */
+export const MCP_TOOLS = ["shell_command", "exec_command", "write_stdin"] as const;
+
+/** What the server needs from an orchestrator session (the Orchestrator class fits it). */
+export interface ToolHost {
+  /** MCP-format definitions (`{ name, description, inputSchema }`); other shapes are ignored. */
+  toolDefinitions(format: "mcp"): ReadonlyArray<object>;
+  handleToolCall(
+    call: { name: string; arguments: Record<string, unknown> },
+    options?: { signal?: AbortSignal },
+  ): Promise<{ content: string; success: boolean }>;
+  close(): Promise<void>;
+}
+
+/** Creates the orchestrator session of a connection; `approve` is absent when the client cannot ask a person. */
+export type ToolHostFactory = (
+  approve: ((request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision>) | undefined,
+) => Promise<ToolHost>;
+
+/** A running MCP server; `closed` settles once the connection ended and every process was cleaned up. */
+export interface RunningMcpServer {
+  server: Server;
+  closed: Promise<void>;
+  shutdown(why?: string): Promise<void>;
+}
+
+/**
+ * Serve {@link MCP_TOOLS} over stdio. One orchestrator session per connection, created when the client
+ * has initialized (so its elicitation capability is known) and closed — killing every process it
+ * started — when the client disconnects or the server is asked to stop.
+ */
+export async function startMcpServer(options: {
+  name: string;
+  version: string;
+  createHost: ToolHostFactory;
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  /** Lifecycle notes (connection end, cleanup); stdout is the protocol, so these go elsewhere (stderr). */
+  log?: (message: string) => void;
+}): Promise<RunningMcpServer> {
+  const log = options.log ?? (() => undefined);
+  const server = new Server(
+    { name: options.name, version: options.version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        "Shell tools guarded by shellgate: commands are checked against the user's rules, may need the user's approval, and run in a sandbox. A refusal explains why; do not retry a forbidden command in another form.",
+    },
+  );
+  let hostPromise: Promise<ToolHost> | undefined;
+  const host = () => {
+    hostPromise ??= options.createHost(clientSupportsElicitation(server) ? createElicitationApproval(server) : undefined);
+    return hostPromise;
+  };
+  server.oninitialized = () => {
+    // Start loading rules and probing the sandbox now, so the first call does not pay for it.
+    host().catch(() => undefined);
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = (await host()).toolDefinitions("mcp").filter(isMcpTool).filter((d) => (MCP_TOOLS as readonly string[]).includes(d.name));
+    return { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const name = request.params.name;
+    if (!(MCP_TOOLS as readonly string[]).includes(name)) {
+      return { isError: true, content: [{ type: "text", text: `unknown tool ${JSON.stringify(name)}; available: ${MCP_TOOLS.join(", ")}` }] };
+    }
+    try {
+      const output = await (await host()).handleToolCall(
+        { name, arguments: request.params.arguments ?? {} },
+        { signal: extra.signal },
+      );
+      return { isError: !output.success, content: [{ type: "text", text: output.content }] };
+    } catch (error) {
+      // Refusals (forbidden, rejected, invalid arguments…) are results the model reads, not protocol errors.
+      return { isError: true, content: [{ type: "text", text: describeError(error) }] };
+    }
+  });
+
+  const transport = new StdioServerTransport(
+    options.input as NodeJS.ReadStream | undefined,
+    options.output as NodeJS.WriteStream | undefined,
+  );
+  const input = options.input ?? process.stdin;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let shuttingDown: Promise<void> | undefined;
+  const shutdown = (why = "shutdown requested") => {
+    shuttingDown ??= (async () => {
+      log(`${why}; stopping every process of this connection`);
+      try {
+        if (hostPromise) await (await hostPromise.catch(() => null))?.close();
+      } finally {
+        await server.close().catch(() => undefined);
+        log("stopped");
+        resolveClosed();
+      }
+    })();
+    return shuttingDown;
+  };
+  // The stdio transport does not notice the client going away; end of input is the disconnect.
+  input.once("end", () => void shutdown("client disconnected (end of input)"));
+  input.once("close", () => void shutdown("client disconnected (input closed)"));
+  transport.onclose = () => void shutdown("transport closed");
+  await server.connect(transport);
+  return { server, closed, shutdown };
+}
+
+function isMcpTool(d: object): d is { name: string; description: string; inputSchema: { type: "object"; [key: string]: unknown } } {
+  const t = d as { name?: unknown; inputSchema?: { type?: unknown } };
+  return typeof t.name === "string" && typeof t.inputSchema === "object" && t.inputSchema?.type === "object";
+}

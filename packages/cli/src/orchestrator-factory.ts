@@ -1,0 +1,37 @@
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { Orchestrator, type ApprovalHandler } from "@shellgate/orchestrator";
+import type { PromptDecision, PromptRequest } from "./approval/types.js";
+import type { EffectiveConfig } from "./config/index.js";
+
+/** An approval function of the CLI (terminal prompt, MCP elicitation). */
+export type CliApprover = (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision>;
+
+/**
+ * One orchestrator session for the loaded configuration: its rules, approval policy, sandbox policy
+ * (with the Linux backend on Linux), environment policy, where amendments go and which paths stay
+ * read-only. Without `approve`, every command that needs a person is refused with a readable reason.
+ * @throws the rules files' diagnostics, or OrchestratorConfigError naming the bad setting.
+ */
+export function createCliOrchestrator(config: EffectiveConfig, approve: CliApprover | undefined): Promise<Orchestrator> {
+  // The user's rules directory is created up front: "always allow" writes there, and a directory that
+  // exists is kept read-only by a plain bind mount, while a missing one needs a placeholder on the
+  // host for as long as a sandboxed command runs.
+  try {
+    mkdirSync(path.dirname(config.userRulesFile), { recursive: true });
+  } catch {
+    // A read-only home still works; amendments will report their own error.
+  }
+  const protectedPaths = config.protectedPaths.filter((p) => existsSync(p));
+  const approvalHandler: ApprovalHandler | undefined = approve ? (request, context) => approve(request, context) : undefined;
+  return Orchestrator.create({
+    cwd: config.cwd,
+    rulesFiles: config.rules.map((r) => r.file),
+    userRulesFile: config.userRulesFile,
+    approvalPolicy: config.approvalPolicy,
+    sandboxPolicy: config.sandboxPolicy,
+    protectedPaths,
+    ...(config.shellEnvironmentPolicy ? { shellEnvironmentPolicy: config.shellEnvironmentPolicy } : {}),
+    ...(approvalHandler ? { approvalHandler } : {}),
+  });
+}

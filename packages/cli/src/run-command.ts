@@ -1,0 +1,65 @@
+import { describeError } from "./error-text.js";
+import { UsageError } from "./errors.js";
+
+/** What every module under `src/commands/` exports: run with the arguments after the subcommand, return the exit code. */
+export interface CommandModule {
+  run(args: string[]): Promise<number>;
+}
+
+let debugMode = false;
+
+/** Whether the running command was started with `--debug` (or SHELLGATE_DEBUG=1). */
+export function debugEnabled(): boolean {
+  return debugMode || process.env["SHELLGATE_DEBUG"] === "1";
+}
+
+/** Whether stack traces were asked for (`--debug` anywhere, or `SHELLGATE_DEBUG=1`). */
+export function debugRequested(args: readonly string[]): boolean {
+  const terminator = args.indexOf("--");
+  const own = terminator >= 0 ? args.slice(0, terminator) : args;
+  return own.includes("--debug") || process.env["SHELLGATE_DEBUG"] === "1";
+}
+
+/** Remove `--debug` from a command's own options (never from the command after `--`). */
+export function stripDebug(args: readonly string[]): string[] {
+  const terminator = args.indexOf("--");
+  if (terminator < 0) return args.filter((a) => a !== "--debug");
+  return [...args.slice(0, terminator).filter((a) => a !== "--debug"), ...args.slice(terminator)];
+}
+
+function isMissingModule(error: unknown, module: string): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : "";
+  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && message.includes(`commands/${module}.js`);
+}
+
+/**
+ * Load `src/commands/<module>.js` lazily and run it. Errors escaping a command become one line on stderr
+ * (exit 1; usage errors exit 2); the stack trace is shown only with `--debug` or `SHELLGATE_DEBUG=1`.
+ */
+export async function runCommandModule(module: string, args: string[], prog = "shellgate"): Promise<number> {
+  // policy-check treats everything from the first command word on as the command (Codex-compatible),
+  // so its arguments are passed untouched; `--debug` before the command name or SHELLGATE_DEBUG still work.
+  const passThrough = module === "policy-check" || module === "policy";
+  const debug = passThrough ? process.env["SHELLGATE_DEBUG"] === "1" || args[0] === "--debug" : debugRequested(args);
+  debugMode = debug;
+  let mod: CommandModule;
+  try {
+    mod = (await import(`./commands/${module}.js`)) as CommandModule;
+  } catch (error) {
+    if (isMissingModule(error, module)) {
+      process.stderr.write(`${prog}: the \`${module}\` command is not part of this build (commands/${module}.js is missing)\n`);
+    } else {
+      process.stderr.write(`${prog}: cannot load the \`${module}\` command: ${describeError(error)}\n`);
+    }
+    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+  try {
+    return await mod.run(passThrough ? (args[0] === "--debug" ? args.slice(1) : args) : stripDebug(args));
+  } catch (error) {
+    process.stderr.write(`${prog}: ${describeError(error)}\n`);
+    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}

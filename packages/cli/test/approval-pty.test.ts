@@ -1,0 +1,123 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { spawnPty, type ProcessHandle } from "@shellgate/pty";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, makeScratch, type Sandbox } from "./helpers.js";
+
+let s: Sandbox;
+let rules: string;
+beforeAll(() => {
+  s = makeScratch();
+  rules = s.write("rules/prompt.rules", 'prefix_rule(pattern=["touch"], decision="prompt", justification="creating files needs a person")\n');
+});
+afterAll(() => s.cleanup());
+
+/** Run `shellgate exec` on a real pseudo-terminal; press `keys` one by one, each after `waitFor` text appeared. */
+async function drive(
+  file: string,
+  steps: Array<{ waitFor: string; key: string }>,
+  options: string[] = ["--rules", rules],
+  command: string[] = ["touch", file],
+) {
+  const handle: ProcessHandle = spawnPty({
+    argv: [process.execPath, BIN, "exec", ...options, "--", ...command],
+    cwd: s.project,
+    env: s.env,
+    timeoutMs: 30_000,
+    cols: 120,
+    rows: 40,
+  });
+  let screen = "";
+  const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
+  handle.onOutput((chunk) => {
+    screen += Buffer.from(chunk.data).toString("utf8");
+    for (const w of [...waiters]) {
+      if (screen.indexOf(w.text, w.from) >= 0) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  });
+  let from = 0;
+  for (const step of steps) {
+    const start = from;
+    await new Promise<void>((resolve) => {
+      if (screen.indexOf(step.waitFor, start) >= 0) resolve();
+      else waiters.push({ text: step.waitFor, from: start, resolve });
+    });
+    from = screen.length;
+    handle.write(step.key);
+  }
+  const result = await handle.result();
+  return { code: result.exitCode, screen };
+}
+
+const MENU = "Ctrl-C aborts";
+
+describe("terminal approval prompt through a real pseudo-terminal (shellgate exec)", () => {
+  it("shows command, cwd, reason and rule, and 'run once' runs it", async () => {
+    const file = path.join(s.project, "once.txt");
+    const { code, screen } = await drive(file, [{ waitFor: MENU, key: "y" }]);
+    expect(screen).toContain(`touch ${file}`);
+    expect(screen).toContain(s.project);
+    expect(screen).toContain("creating files needs a person");
+    expect(screen).toContain(`${rules}:1`);
+    expect(screen).not.toMatch(/\u001b\[3\dm/); // NO_COLOR: no colour codes
+    expect(code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it("'run for this session' runs it (arrow down + Enter)", async () => {
+    const file = path.join(s.project, "session.txt");
+    const { code } = await drive(file, [
+      { waitFor: MENU, key: "\u001b[B" },
+      { waitFor: "> [s]", key: "\r" },
+    ]);
+    expect(code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it("'always allow' shows the rule, writes it to the user's rules file after a second yes, and runs", async () => {
+    const file = path.join(s.project, "always.txt");
+    // No rule matches, so the untrusted policy asks and proposes `touch` as the prefix to allow.
+    const { code, screen } = await drive(
+      file,
+      [
+        { waitFor: MENU, key: "a" },
+        { waitFor: "[y/N]", key: "y" },
+      ],
+      ["--approval-policy", "untrusted"],
+    );
+    expect(screen).toContain('prefix_rule(pattern=["touch"');
+    expect(code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(s.userRulesFile, "utf8")).toMatch(/prefix_rule\(pattern=\["touch".*decision="allow"\)/);
+  });
+
+  it("'deny' refuses with exit 126 and runs nothing", async () => {
+    const file = path.join(s.project, "denied.txt");
+    const { code } = await drive(file, [{ waitFor: MENU, key: "n" }]);
+    expect(code).toBe(126);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("'abort' stops with exit 130 and runs nothing", async () => {
+    const file = path.join(s.project, "aborted.txt");
+    const { code } = await drive(file, [{ waitFor: MENU, key: "q" }]);
+    expect(code).toBe(130);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it.skipIf(!existsSync("/usr/bin/bwrap"))("after a likely sandbox denial, asks to run again without the sandbox (on-failure; needs bubblewrap)", async () => {
+    const outside = `/var/tmp/sg-cli-retry-${process.pid}`;
+    try {
+      const { code, screen } = await drive(outside, [{ waitFor: MENU, key: "y" }], ["--approval-policy", "on-failure"], ["bash", "-c", `echo retried > ${outside}`]);
+      expect(screen).toContain("Read-only file system");
+      expect(screen).toContain("Run it again WITHOUT the sandbox?");
+      expect(code).toBe(0);
+      expect(readFileSync(outside, "utf8")).toBe("retried\n");
+    } finally {
+      rmSync(outside, { force: true });
+    }
+  });
+});

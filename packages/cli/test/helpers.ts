@@ -1,0 +1,92 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The built bin; tests run against it (build first: `npx tsc -b packages/cli`). */
+export const BIN = fileURLToPath(new URL("../dist/bin/shellgate.js", import.meta.url));
+export const POLICY_CHECK_BIN = fileURLToPath(new URL("../dist/bin/policy-check.js", import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (cd /work/main && npx tsc -b packages/cli)`);
+
+/** A scratch home: HOME and XDG_CONFIG_HOME point into it, so no real user config or rules leak in. */
+export interface Sandbox {
+  root: string;
+  project: string;
+  env: Record<string, string>;
+  userRulesFile: string;
+  write(rel: string, text: string): string;
+  cleanup(): void;
+}
+
+/** Create a scratch home and project directory under the OS temp dir. */
+export function makeScratch(): Sandbox {
+  const root = mkdtempSync(path.join(os.tmpdir(), "sg-cli-"));
+  const project = path.join(root, "project");
+  mkdirSync(project, { recursive: true });
+  mkdirSync(path.join(root, "home"), { recursive: true });
+  const env: Record<string, string> = {
+    PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+    HOME: path.join(root, "home"),
+    XDG_CONFIG_HOME: path.join(root, "xdg"),
+    SHELL: "/bin/bash",
+    LANG: "C.UTF-8",
+    NO_COLOR: "1",
+  };
+  return {
+    root,
+    project,
+    env,
+    userRulesFile: path.join(root, "xdg", "shellgate", "rules", "default.rules"),
+    write(rel, text) {
+      const file = path.resolve(root, rel);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, text);
+      return file;
+    },
+    cleanup() {
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The outcome of running the bin to completion. */
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `node shellgate.js ...args` with stdin closed (not a terminal); resolves when it exits. */
+export function runBin(args: string[], options: { env: Record<string, string>; cwd: string; bin?: string }): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Whether a process with this pid still exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Poll `check` until it returns true or `tries` run out (no timing assertions: only bounded waiting). */
+export async function eventually(check: () => boolean | Promise<boolean>, tries = 100, delayMs = 50): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, delayMs));
+  }
+  return false;
+}
