@@ -92,17 +92,19 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const report = await probe();
     const layer = report.level === "full" ? "bwrap" : report.level === "weaker" && allowWeaker ? "landlock" : undefined;
     const helper = report.helper.path;
-    if (!layer || !helper) {
-      throw new SandboxUnavailableError(policy.mode, "linux", [{ backend: "linux", platform: "linux", reason: unavailableReason(report, allowWeaker) }]);
-    }
     // The helper binary (and the probe cache) must never be writable from inside: a command that
     // replaced the helper would run its own code as the next sandbox's enforcement step.
-    const helperDir = path.dirname(helper);
+    const helperDir = helper ? path.dirname(helper) : undefined;
+    // Roots are computed (and so validated) before availability is judged: bad input is reported
+    // as such on every machine, not hidden behind "no sandbox here".
     const roots = await computeWritableRoots(policy, {
       cwd: opts.sandboxPolicyCwd,
       env: spec.env,
-      protectedPaths: [...(opts.protectedPaths ?? []), ...extraProtected, helperDir],
+      protectedPaths: [...(opts.protectedPaths ?? []), ...extraProtected, ...(helperDir ? [helperDir] : [])],
     });
+    if (!layer || !helper || !helperDir) {
+      throw new SandboxUnavailableError(policy.mode, "linux", [{ backend: "linux", platform: "linux", reason: unavailableReason(report, allowWeaker) }]);
+    }
     const network = policyAllowsNetwork(policy);
     const { safe, deferred } = splitLoaderEnv({ ...spec.env, ...sandboxEnvMarkers(policy, "linux") });
     const env = safe;
@@ -120,7 +122,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       return { argv: [...helperArgs, "--landlock", ...rw, "--reap", "--", ...spec.argv], cwd: spec.cwd, env, sandboxType: "linux", isolation: WEAKER };
     }
 
-    const plan = await planMounts(roots, policy.deniedReadPaths, [spec.cwd, opts.sandboxPolicyCwd]);
+    const plan = await planMounts(roots, policy.deniedReadPaths, [spec.cwd, opts.sandboxPolicyCwd, helperDir]);
     const realCwd = await fs.realpath(spec.cwd);
     const hiding = plan.maskedDirs.find((d) => isWithin(realCwd, d));
     if (hiding) throw new InvalidSandboxPathError("cwd", spec.cwd, `lies inside the denied-read path ${hiding}`);

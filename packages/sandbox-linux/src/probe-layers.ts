@@ -74,6 +74,8 @@ export function bwrapProbeArgs(helper: string, procMount: boolean): string[] {
   return [
     "--new-session", "--die-with-parent", "--unshare-all", "--cap-drop", "ALL",
     "--ro-bind", "/", "/", "--dev", "/dev", ...(procMount ? ["--proc", "/proc"] : []), "--tmpfs", "/tmp",
+    // A checkout under /tmp (CI clones often are) would otherwise lose its helper to the private /tmp.
+    "--ro-bind", path.dirname(helper), path.dirname(helper),
     "--", helper, "--net", "off", "--", findTrue(),
   ];
 }

@@ -64,3 +64,33 @@ describe("probeLinuxSandbox", () => {
     expect(JSON.parse(fs.readFileSync(stale, "utf8")).key.bootId).toBe(key.bootId);
   });
 });
+
+describe("a checkout under /tmp", () => {
+  const helper = locateHelper();
+  const bwrap = findBwrap();
+  // CI may clone the repository under /tmp, which the sandbox replaces with a private tmpfs.
+  it.skipIf(!onLinux || !helper || !bwrap)("still finds its helper inside the sandbox (needs bwrap and the built helper)", async () => {
+    const { probeBwrap } = await import("../src/probe-layers.js");
+    const dir = fs.mkdtempSync(path.join("/tmp", "sg-helper-"));
+    try {
+      const copy = path.join(dir, path.basename(helper!));
+      fs.copyFileSync(helper!, copy);
+      fs.chmodSync(copy, 0o755);
+      const result = await probeBwrap(bwrap, copy);
+      expect(result.detail).not.toMatch(/No such file/);
+      expect(result.available).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("in CI", () => {
+  // .ci/run installs bubblewrap; without this check a broken sandbox would only turn the escape
+  // tests into skips and CI would stay green.
+  it.runIf(process.env["CI"] === "true" && onLinux)("the full bwrap+seccomp sandbox is available (CI=true)", async () => {
+    const report = await probeLinuxSandbox({ refresh: true });
+    expect(report.reasons).toEqual([]);
+    expect(report.level).toBe("full");
+  });
+});
