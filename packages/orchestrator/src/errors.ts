@@ -3,6 +3,7 @@ export type OrchestratorErrorCode =
   | "ORCH_INVALID_ARGUMENTS"
   | "ORCH_UNKNOWN_TOOL"
   | "ORCH_REJECTED"
+  | "ORCH_APPROVAL_UNAVAILABLE"
   | "ORCH_FORBIDDEN"
   | "ORCH_ABORTED"
   | "ORCH_TIMEOUT"
@@ -50,8 +51,28 @@ export class UnknownToolError extends OrchestratorError {
 
 /** The person (or the approval policy) declined to run the command. */
 export class RejectedError extends OrchestratorError {
-  constructor(message = "rejected by user") {
-    super("ORCH_REJECTED", message);
+  constructor(message = "rejected by user", code: "ORCH_REJECTED" | "ORCH_APPROVAL_UNAVAILABLE" = "ORCH_REJECTED") {
+    super(code, message);
+  }
+}
+
+/**
+ * The command needs a person's approval and nobody can be asked (no approval handler is configured,
+ * e.g. a non-interactive run). A rejection with its own code, so integrators can tell "nobody asked"
+ * from "the person said no" without reading the message.
+ */
+export class ApprovalUnavailableError extends RejectedError {
+  /** The command as shown to people (shell-quoted). */
+  readonly command: string;
+  /** Why approval was needed, when admission said. */
+  readonly reason: string | undefined;
+  constructor(command: string, reason?: string) {
+    super(
+      `\`${command}\` needs approval${reason ? ` (${reason})` : ""}, and no one can approve it here (no approval handler is configured); it was not run`,
+      "ORCH_APPROVAL_UNAVAILABLE",
+    );
+    this.command = command;
+    this.reason = reason;
   }
 }
 

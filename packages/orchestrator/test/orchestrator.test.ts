@@ -194,8 +194,8 @@ describe("one-shot tools", () => {
       },
     });
     const response = await call(orch, "shell_command", { command: "touch created-file" });
-    expect(response.error?.code).toBe("ORCH_REJECTED");
-    expect(response.content).toMatch(/^exec command rejected: /);
+    expect(response.error?.code).toBe("ORCH_APPROVAL_UNAVAILABLE");
+    expect(response.content).toMatch(/^exec command rejected: `.*touch created-file.*` needs approval, and no one can approve it here .*; it was not run$/);
     expect(spawned).toBe(0);
   });
 });

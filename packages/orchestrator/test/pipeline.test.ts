@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   AbortedError,
+  ApprovalUnavailableError,
   CancelledError,
   ForbiddenError,
   OrchestratorConfigError,
@@ -213,9 +214,15 @@ describe("approval decisions", () => {
   it("without a handler a call that needs approval is rejected with a readable reason", async () => {
     const { ctx, events } = makeContext({ rules: [{ prefix: ["make"], decision: "prompt", justification: "builds are slow" }] });
     const { launch, envs } = scriptedLauncher([]);
-    await expect(new ExecPipeline(ctx).run(request(), launch)).rejects.toThrow(
-      "`make all` needs approval (`make all` requires approval: builds are slow), but no approval handler is configured",
-    );
+    const error = await new ExecPipeline(ctx).run(request(), launch).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApprovalUnavailableError);
+    expect(error).toBeInstanceOf(RejectedError);
+    expect(error).toMatchObject({
+      code: "ORCH_APPROVAL_UNAVAILABLE",
+      command: "make all",
+      message:
+        "`make all` needs approval (`make all` requires approval: builds are slow), and no one can approve it here (no approval handler is configured); it was not run",
+    });
     expect(envs).toHaveLength(0);
     expect(traces(events)[0]?.outcome).toBe("rejected");
   });

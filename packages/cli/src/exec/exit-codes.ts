@@ -24,6 +24,7 @@ export function exitCodeForError(error: unknown): number {
   switch (errorCode(error)) {
     case "ORCH_FORBIDDEN":
     case "ORCH_REJECTED":
+    case "ORCH_APPROVAL_UNAVAILABLE":
     case "ORCH_SANDBOX_DENIED":
     case "CLI_NO_TERMINAL":
       return EXEC_EXIT.REFUSED;

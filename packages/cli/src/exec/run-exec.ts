@@ -127,8 +127,8 @@ function exitFromEnd(end: Extract<OrchestratorEvent, { type: "exec.end" }>): num
 }
 
 function refusalText(error: { code: string; message: string }, interactive: boolean): string {
-  if (error.code === "ORCH_REJECTED" && !interactive && /no approval handler/.test(error.message)) {
-    const what = error.message.replace(/, but no approval handler is configured$/, "");
+  if (error.code === "ORCH_APPROVAL_UNAVAILABLE" && !interactive) {
+    const what = error.message.replace(/, and no one can approve it here .*$/, "");
     return `refused: ${what}, and there is no terminal to ask on (stdin is not a TTY). Run it from a terminal, or allow it with a rule.`;
   }
   if (error.code === "ORCH_REJECTED" && error.message === "rejected by user") return "denied; the command did not run";

@@ -2,7 +2,7 @@ import { isRefusedAmendmentPrefix } from "../admission/amendments.js";
 import type { Admission } from "../admission/assess.js";
 import { renderCommand } from "../admission/quote.js";
 import { ApprovalResponseSchema, type ApprovalRequest, type ReviewDecision } from "../approval/types.js";
-import { AbortedError, CancelledError, errorMessage, OrchestratorConfigError, RejectedError } from "../errors.js";
+import { AbortedError, ApprovalUnavailableError, CancelledError, errorMessage, OrchestratorConfigError, RejectedError } from "../errors.js";
 import type { ExecRequest, PipelineContext } from "./types.js";
 
 /** An approving answer. */
@@ -20,7 +20,7 @@ export async function askApproval(
   extra: Pick<ApprovalRequest, "reason" | "proposedAmendment" | "retryAfterDenial">,
 ): Promise<Granted> {
   const handler = ctx.approvalHandler;
-  if (!handler) throw new RejectedError("no approval handler is configured");
+  if (!handler) throw new ApprovalUnavailableError(renderCommand(request.argv), extra.reason);
   checkCancelled(request.signal);
   const approvalRequest: ApprovalRequest = {
     callId: request.callId,

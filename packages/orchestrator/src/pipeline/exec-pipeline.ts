@@ -1,7 +1,7 @@
 import type { ExecEnv, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
 import { assessCommand } from "../admission/assess-command.js";
 import { renderCommand } from "../admission/quote.js";
-import { AbortedError, CancelledError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SpawnFailedError } from "../errors.js";
+import { AbortedError, ApprovalUnavailableError, CancelledError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
 import { askApproval, checkCancelled } from "./approval-step.js";
 import { firstAttemptOverride, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON } from "./decisions.js";
@@ -84,10 +84,7 @@ export class ExecPipeline {
         trace.reviewDecision = "cached";
       } else {
         if (!ctx.approvalHandler) {
-          const why = requirement.reason ? ` (${requirement.reason})` : "";
-          throw new RejectedError(
-            `\`${renderCommand(request.argv)}\` needs approval${why}, but no approval handler is configured`,
-          );
+          throw new ApprovalUnavailableError(renderCommand(request.argv), requirement.reason);
         }
         const granted = await askApproval(this.#ctx, request, admission, {
           ...(requirement.reason ? { reason: requirement.reason } : {}),
