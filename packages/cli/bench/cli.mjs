@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const BIN = fileURLToPath(new URL("../dist/bin/shellgate.js", import.meta.url));
+// The committed launcher, as npm links it: runs the bundle (dist/bundle/) when built, else dist/bin/.
+const BIN = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
 const CODEX = "/opt/codex/node_modules/.bin/codex";
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TARGETS = { version: 150, exec: 600, mcpCall: 100 };

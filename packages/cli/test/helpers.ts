@@ -5,8 +5,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The built bin; tests run against it (build first: `npx tsc -b packages/cli`). */
-export const BIN = fileURLToPath(new URL("../dist/bin/shellgate.js", import.meta.url));
-export const POLICY_CHECK_BIN = fileURLToPath(new URL("../dist/bin/policy-check.js", import.meta.url));
+// The committed launchers, which run the bundle: what `npx shellgate` runs for users.
+export const BIN = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
+export const POLICY_CHECK_BIN = fileURLToPath(new URL("../bin/policy-check.js", import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (cd /work/main && npx tsc -b packages/cli)`);

@@ -21,6 +21,13 @@ beforeAll(() => {
 });
 afterAll(() => s.cleanup());
 
+it("shuts down cleanly when the client goes away before initializing", async () => {
+  // Closing the transport calls back into shutdown; that re-entry once recursed until the stack overflowed.
+  const r = await runBin(["mcp", "--rules", rules], { env: s.env, cwd: s.project });
+  expect(r.stderr).not.toMatch(/Maximum call stack|RangeError/);
+  expect(r.code).toBe(0);
+});
+
 async function connect(options: { elicit?: (message: string) => { action: "accept" | "decline" | "cancel"; content?: Record<string, string> } } = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,

@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicyCheckArgs, UsageError } from "../src/policy-check/args.js";
 
-const BIN = fileURLToPath(new URL("../dist/bin/policy-check.js", import.meta.url));
-const SHELLGATE = fileURLToPath(new URL("../dist/bin/shellgate.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/policy-check.js", import.meta.url));
+const SHELLGATE = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
 const built = existsSync(BIN) && existsSync(SHELLGATE) && existsSync(fileURLToPath(new URL("../dist/commands/policy-check.js", import.meta.url)));
 
 let dir: string;

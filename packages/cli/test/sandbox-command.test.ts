@@ -8,7 +8,7 @@ import { probeLinuxSandbox } from "@shellgate/sandbox-linux";
 import { parseSandboxArgs } from "../src/sandbox-command/args.js";
 import { UsageError } from "../src/errors.js";
 
-const BIN = fileURLToPath(new URL("../dist/bin/shellgate.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
 
 describe("parseSandboxArgs", () => {
   it("takes the command after -- or from the first non-option, options before it", () => {

@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import { parsePolicy } from "../dist/index.js";
 
 const CODEX = process.env.CODEX_BIN ?? "/opt/codex/node_modules/.bin/codex";
-const POLICY_CHECK = fileURLToPath(new URL("../../cli/dist/bin/policy-check.js", import.meta.url));
+// The committed launcher users run (npm links it): it runs the CLI bundle (cli/dist/bundle/) when built.
+const POLICY_CHECK = fileURLToPath(new URL("../../cli/bin/policy-check.js", import.meta.url));
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const verdict = (ok) => (ok ? "OK" : "MISSED");
 const programs = ["git", "npm", "cargo", "go", "docker", "kubectl", "python3", "node", "make", "ls", "cat", "rm", "curl", "gh", "yarn"];
@@ -85,7 +86,7 @@ function generateRules(n) {
     const rules = join(dir, "default.rules");
     writeFileSync(rules, 'prefix_rule(pattern=["git", "push"], decision="forbidden", justification="pushing is blocked")\nprefix_rule(pattern=["git", ["status", "log"]])\n' + generateRules(200));
     const cmd = ["--rules", rules, "--", "git", "push", "origin", "main"];
-    if (!existsSync(POLICY_CHECK)) {
+    if (!existsSync(fileURLToPath(new URL("../../cli/dist/bin/policy-check.js", import.meta.url)))) {
       console.log(`policy-check: ${POLICY_CHECK} not built; run \`npx tsc -b packages/cli\` first. Skipped.`);
     } else {
       const env = { ...process.env, SHELLGATE_POLICY_CACHE_DIR: join(dir, "cache") };

@@ -12,7 +12,8 @@ import { parseSandboxPolicy } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, probeLinuxSandbox } from "../dist/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SHELLGATE = path.resolve(here, "../../cli/dist/bin/shellgate.js");
+// The committed launcher users run (npm links it): it runs the CLI bundle (cli/dist/bundle/) when built.
+const SHELLGATE = path.resolve(here, "../../cli/bin/shellgate.js");
 const CODEX = process.env.CODEX_BIN ?? "/opt/codex/node_modules/.bin/codex";
 const runs = Number(process.env.BENCH_RUNS ?? 0);
 const TRUE = existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true";
@@ -97,7 +98,7 @@ try {
 
   // 2. CLI wall time against codex
   const n2 = runs || 10;
-  if (!existsSync(SHELLGATE)) {
+  if (!existsSync(path.resolve(here, "../../cli/dist/bin/shellgate.js"))) {
     console.log(`\n[cli] SKIP: ${SHELLGATE} not built`);
   } else {
     const sg = () => time([process.execPath, SHELLGATE, "sandbox", "--", TRUE], { cwd: ws });

@@ -1,21 +1,23 @@
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** File name of the native helper compiled by `scripts/build-helper.mjs`. */
 export const HELPER_NAME = "shellgate-sandbox-helper";
 
 /**
- * Where the compiled helper lives: next to the built modules (`dist/native/`). When this module
- * runs from `src/` (tests against sources) the sibling `dist/` build is used.
+ * Where the compiled helper lives: `dist/native/` of this package. Looked up next to this module
+ * first (the built package), then through the package's own name, which also finds it when this
+ * module runs from `src/` (tests against sources) or is bundled into another package's build.
  */
 export function locateHelper(): string | undefined {
-  const candidates = [
-    new URL(`./native/${HELPER_NAME}`, import.meta.url),
-    new URL(`../dist/native/${HELPER_NAME}`, import.meta.url),
-  ];
-  for (const url of candidates) {
-    const file = fileURLToPath(url);
-    if (existsSync(file)) return file;
+  const candidates = [fileURLToPath(new URL(`./native/${HELPER_NAME}`, import.meta.url))];
+  try {
+    const pkg = createRequire(import.meta.url).resolve("@shellgate/sandbox-linux/package.json");
+    candidates.push(join(dirname(pkg), "dist", "native", HELPER_NAME));
+  } catch {
+    // Not resolvable from here (unusual install layout): only the sibling location is known.
   }
-  return undefined;
+  return candidates.find((file) => existsSync(file));
 }

@@ -5,9 +5,11 @@ import { GrammarLoadError } from "./errors.js";
 let loading: Promise<Parser> | undefined;
 
 async function load(): Promise<Parser> {
-  const require = createRequire(import.meta.url);
   let wasmPath: string;
   try {
+    // Resolved from this package's own directory (found through its name, "./package.json" is exported),
+    // not from wherever this module sits: it may be bundled into another package's build.
+    const require = createRequire(createRequire(import.meta.url).resolve("@shellgate/shell-detect/package.json"));
     // Resolved from node_modules: the grammar is never fetched over the network.
     wasmPath = require.resolve("tree-sitter-bash/tree-sitter-bash.wasm");
   } catch (cause) {

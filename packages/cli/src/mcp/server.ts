@@ -95,7 +95,9 @@ export async function startMcpServer(options: {
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let shuttingDown: Promise<void> | undefined;
   const shutdown = (why = "shutdown requested") => {
-    shuttingDown ??= (async () => {
+    // The body runs a microtask later, after `shuttingDown` is set: `server.close()` fires
+    // `transport.onclose`, which calls back into `shutdown` and must find it already underway.
+    shuttingDown ??= Promise.resolve().then(async () => {
       log(`${why}; stopping every process of this connection`);
       try {
         if (hostPromise) await (await hostPromise.catch(() => null))?.close();
@@ -104,7 +106,7 @@ export async function startMcpServer(options: {
         log("stopped");
         resolveClosed();
       }
-    })();
+    });
     return shuttingDown;
   };
   // The stdio transport does not notice the client going away; end of input is the disconnect.

@@ -18,7 +18,10 @@ let loaded: Chevrotain | undefined;
 /** The chevrotain module (bundled build), loaded on first use. */
 export function chevrotain(): Chevrotain {
   if (!loaded) {
-    const require = createRequire(import.meta.url);
+    // Resolved from this package's own directory (found through its name, "./package.json" is exported),
+    // not from wherever this module sits: it may be bundled into another package's build.
+    const self = createRequire(import.meta.url).resolve("@shellgate/execpolicy/package.json");
+    const require = createRequire(self);
     // Resolves to <pkg>/lib/src/api.js; the bundle sits at <pkg>/lib/chevrotain.mjs.
     const entry = require.resolve("chevrotain");
     const bundle = join(dirname(dirname(entry)), "chevrotain.mjs");

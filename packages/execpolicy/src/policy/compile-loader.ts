@@ -5,6 +5,9 @@
  * (ES modules can be required synchronously since Node 20.19); async callers preload it with a
  * dynamic `import()` first, which is also how the test runner (which cannot `require` TypeScript
  * sources) gets it — see `test/setup.ts`.
+ * The path stays relative to this module on purpose: it loads the same module instances as the rest of
+ * this build. A bundler that inlines this module must emit the compile module as `compile.js` next to
+ * it (the CLI bundle does: `packages/cli/scripts/bundle.mjs`).
  */
 import { createRequire } from "node:module";
 
