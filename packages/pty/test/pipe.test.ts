@@ -89,7 +89,9 @@ describe("spawnPipe", () => {
   it("caps each stream and the interleaving apart, whichever stream speaks first", async () => {
     const cap = 64 * 1024;
     // Lock-step at both ends so the order of the two sockets is causal, not a matter of scheduling.
-    const h = sh("echo first-err >&2; read x; seq 1 100000; echo mid-err >&2; seq 100001 200000; read x; echo last-err >&2", {
+    // The child waits for the host to have read each stderr marker before writing on, because two
+    // pipes are read in no guaranteed order: an unread `mid-err` could otherwise land in the tail.
+    const h = sh("echo first-err >&2; read x; seq 1 100000; echo mid-err >&2; read x; seq 100001 200000; read x; echo last-err >&2", {
       outputCapBytes: cap,
       stdin: "pipe",
     });
@@ -97,6 +99,7 @@ describe("spawnPipe", () => {
     h.onOutput((c) => {
       const t = Buffer.from(c.data).toString();
       if (c.stream === "stderr" && t.includes("first-err")) h.write("\n");
+      if (c.stream === "stderr" && t.includes("mid-err")) h.write("\n");
       if (c.stream === "stdout") {
         out = (out + t).slice(-20);
         if (out.endsWith("\n200000\n")) h.write("\n");
