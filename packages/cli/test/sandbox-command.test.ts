@@ -1,14 +1,11 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { probeLinuxSandbox } from "@shellgate/sandbox-linux";
 import { parseSandboxArgs } from "../src/sandbox-command/args.js";
 import { UsageError } from "../src/errors.js";
-
-const BIN = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
+import { BIN, runBin, type RunResult } from "./helpers.js";
 
 describe("parseSandboxArgs", () => {
   it("takes the command after -- or from the first non-option, options before it", () => {
@@ -42,16 +39,8 @@ describe("parseSandboxArgs", () => {
   });
 });
 
-function shellgate(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "sandbox", ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function shellgate(args: string[], cwd: string, env: Record<string, string>): Promise<RunResult> {
+  return runBin(["sandbox", ...args], { cwd, env, bin: BIN });
 }
 
 const report = await probeLinuxSandbox();
