@@ -11,6 +11,7 @@ export {
   userConfigDir,
   userRulesDir,
   codexRulesDir,
+  policyCacheDir,
   PROJECT_DIR_NAME,
   CONFIG_FILE_NAME,
   ConfigFileSchema,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { codexRulesDir, ConfigError, findProjectConfig, loadConfig, parseConfigText, userConfigDir, UsageError } from "../src/index.js";
+import { codexRulesDir, policyCacheDir, ConfigError, findProjectConfig, loadConfig, parseConfigText, userConfigDir, UsageError } from "../src/index.js";
 
 let root: string;
 let env: Record<string, string>;
@@ -34,6 +34,11 @@ describe("config paths", () => {
     expect(codexRulesDir({ HOME: "/h" })).toBe("/h/.codex/rules");
     expect(codexRulesDir({ HOME: "/h", CODEX_HOME: "/c" })).toBe("/c/rules");
   });
+  it("puts policy-check's cache in SHELLGATE_POLICY_CACHE_DIR, then XDG_CACHE_HOME, then ~/.cache", () => {
+    expect(policyCacheDir({ HOME: "/h" })).toBe("/h/.cache/shellgate/execpolicy");
+    expect(policyCacheDir({ HOME: "/h", XDG_CACHE_HOME: "/x" })).toBe("/x/shellgate/execpolicy");
+    expect(policyCacheDir({ HOME: "/h", XDG_CACHE_HOME: "/x", SHELLGATE_POLICY_CACHE_DIR: "/p" })).toBe("/p");
+  });
 });
 
 describe("loadConfig", () => {
@@ -46,6 +51,8 @@ describe("loadConfig", () => {
     expect(config.timeoutMs).toBe(0);
     expect(config.userRulesFile).toBe(path.join(root, "xdg", "shellgate", "rules", "default.rules"));
     expect(config.protectedPaths).toContain(path.join(project, ".shellgate"));
+    // A command that could rewrite policy-check's compiled-policy cache would change what it reports.
+    expect(config.protectedPaths).toContain(path.join(root, "home", ".cache", "shellgate", "execpolicy"));
   });
 
   it("layers flags over the project file over the user file", async () => {

@@ -5,6 +5,7 @@
  */
 import { POLICY_CHECK_USAGE, UsageError, parsePolicyCheckArgs } from "../policy-check/args.js";
 import type { PolicyCheckArgs } from "../policy-check/args.js";
+import { policyCacheDir } from "../config/paths.js";
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => {
@@ -21,13 +22,10 @@ function describeLoadError(e: unknown): string | undefined {
   return typeof err.render === "function" ? err.render() : `error[${err.code}]: ${err.message ?? ""}`;
 }
 
-/**
- * Where compiled policies are cached: `SHELLGATE_POLICY_CACHE_DIR`, else the per-user default;
- * `SHELLGATE_POLICY_CACHE=off` disables the cache.
- */
-function policyCacheDir(defaultDir: () => string): string | undefined {
+/** Where compiled policies are cached (see `policyCacheDir`); `SHELLGATE_POLICY_CACHE=off` disables the cache. */
+function cacheDirOption(): string | undefined {
   if (process.env["SHELLGATE_POLICY_CACHE"] === "off") return undefined;
-  return process.env["SHELLGATE_POLICY_CACHE_DIR"] || defaultDir();
+  return policyCacheDir(process.env);
 }
 
 /** Run `policy-check` with `args`; returns the exit code. */
@@ -55,7 +53,7 @@ export async function run(args: string[]): Promise<number> {
       await write(process.stdout, text);
       return ok ? 0 : 1;
     }
-    const policy = await ep.loadPolicy(parsed.rules, { cacheDir: policyCacheDir(ep.defaultPolicyCacheDir) });
+    const policy = await ep.loadPolicy(parsed.rules, { cacheDir: cacheDirOption() });
     if (parsed.mode === "stdin") {
       const { runBatch } = await import("../policy-check/batch.js");
       const bad = await runBatch(policy, process.stdin, process.stdout, parsed);

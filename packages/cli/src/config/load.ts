@@ -4,7 +4,7 @@ import path from "node:path";
 import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
 import { ConfigError, UsageError } from "../errors.js";
 import { readConfigFile } from "./file.js";
-import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir, userRulesDir, type PathEnv } from "./paths.js";
+import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, policyCacheDir, userConfigDir, userRulesDir, type PathEnv } from "./paths.js";
 import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, ConfigFile, SandboxModeName } from "./schema.js";
 
@@ -142,7 +142,7 @@ export async function loadConfig(overrides: ConfigOverrides = {}, env: PathEnv =
     };
   }
 
-  const protectedPaths = [userDir, codexRulesDir(env)];
+  const protectedPaths = [userDir, codexRulesDir(env), policyCacheDir(env)];
   if (projectFile) protectedPaths.push(path.dirname(projectFile));
   protectedPaths.push(path.join(cwd, PROJECT_DIR_NAME));
 
