@@ -2,6 +2,7 @@
 // packages that implement them. Real-package tests live in admission-real.test.ts.
 import path from "node:path";
 import type { AdmissionDeps, PolicyDecision, PolicyEvaluator, PolicyRuleMatch, SplitOutcome } from "../src/admission/index.js";
+import type { DangerFullAccessPolicy, ExternalSandboxPolicy, ReadOnlyPolicy, WorkspaceWritePolicy } from "@shellgate/sandbox";
 
 export interface FakeRule {
   prefix: string[];
@@ -67,3 +68,16 @@ export const fakeDeps: AdmissionDeps = {
   isKnownSafeArgv: (argv) => SAFE.has(path.basename(argv[0] ?? "")),
   isDangerousArgv: (argv) => path.basename(argv[0] ?? "") === "rm" && argv.some((a) => /^-[a-zA-Z]*f/.test(a) || a === "--force"),
 };
+
+/** The four sandbox modes with their defaults spelled out, as the requirement tables use them. */
+export const readOnly: ReadOnlyPolicy = { mode: "read-only", deniedReadPaths: [] };
+export const workspaceWrite: WorkspaceWritePolicy = {
+  mode: "workspace-write",
+  writableRoots: [],
+  networkAccess: false,
+  excludeTmpdirEnvVar: false,
+  excludeSlashTmp: false,
+  deniedReadPaths: [],
+};
+export const fullAccess: DangerFullAccessPolicy = { mode: "danger-full-access" };
+export const external: ExternalSandboxPolicy = { mode: "external-sandbox", networkAccess: false };

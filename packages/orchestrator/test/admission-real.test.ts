@@ -4,11 +4,8 @@ import { describe, expect, it } from "vitest";
 import { parsePolicy } from "@shellgate/execpolicy";
 import type { SandboxPolicy } from "@shellgate/sandbox";
 import { assessCommand, isKnownSafeCommand, NEVER_PROMPT_REASON, type ApprovalPolicy, type ExecApprovalRequirement } from "../src/admission/index.js";
+import { external, fullAccess, readOnly, workspaceWrite } from "./admission-fakes.js";
 
-const readOnly: SandboxPolicy = { mode: "read-only", deniedReadPaths: [] };
-const workspaceWrite: SandboxPolicy = { mode: "workspace-write", writableRoots: [], networkAccess: false, excludeTmpdirEnvVar: false, excludeSlashTmp: false, deniedReadPaths: [] };
-const fullAccess: SandboxPolicy = { mode: "danger-full-access" };
-const external: SandboxPolicy = { mode: "external-sandbox", networkAccess: false };
 
 interface Row {
   rules: string;

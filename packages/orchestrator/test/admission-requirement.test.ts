@@ -11,19 +11,8 @@ import {
   type ApprovalPolicy,
   type ExecApprovalRequirement,
 } from "../src/admission/index.js";
-import { fakeDeps, fakePolicy, type FakeRule } from "./admission-fakes.js";
+import { external, fakeDeps, fakePolicy, fullAccess, readOnly, workspaceWrite, type FakeRule } from "./admission-fakes.js";
 
-const readOnly: SandboxPolicy = { mode: "read-only", deniedReadPaths: [] };
-const workspaceWrite: SandboxPolicy = {
-  mode: "workspace-write",
-  writableRoots: [],
-  networkAccess: false,
-  excludeTmpdirEnvVar: false,
-  excludeSlashTmp: false,
-  deniedReadPaths: [],
-};
-const fullAccess: SandboxPolicy = { mode: "danger-full-access" };
-const external: SandboxPolicy = { mode: "external-sandbox", networkAccess: false };
 
 interface Row {
   name: string;
