@@ -11,7 +11,6 @@ export {
   userConfigDir,
   userRulesDir,
   codexRulesDir,
-  policyCacheDir,
   PROJECT_DIR_NAME,
   CONFIG_FILE_NAME,
   ConfigFileSchema,

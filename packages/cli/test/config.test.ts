@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { codexRulesDir, policyCacheDir, ConfigError, findProjectConfig, loadConfig, parseConfigText, userConfigDir, UsageError } from "../src/index.js";
+import { codexRulesDir, ConfigError, findProjectConfig, loadConfig, parseConfigText, userConfigDir, UsageError } from "../src/index.js";
 
 let root: string;
 let env: Record<string, string>;
@@ -33,11 +33,6 @@ describe("config paths", () => {
   it("reads Codex rules from CODEX_HOME or ~/.codex", () => {
     expect(codexRulesDir({ HOME: "/h" })).toBe("/h/.codex/rules");
     expect(codexRulesDir({ HOME: "/h", CODEX_HOME: "/c" })).toBe("/c/rules");
-  });
-  it("puts policy-check's cache in SHELLGATE_POLICY_CACHE_DIR, then XDG_CACHE_HOME, then ~/.cache", () => {
-    expect(policyCacheDir({ HOME: "/h" })).toBe("/h/.cache/shellgate/execpolicy");
-    expect(policyCacheDir({ HOME: "/h", XDG_CACHE_HOME: "/x" })).toBe("/x/shellgate/execpolicy");
-    expect(policyCacheDir({ HOME: "/h", XDG_CACHE_HOME: "/x", SHELLGATE_POLICY_CACHE_DIR: "/p" })).toBe("/p");
   });
 });
 

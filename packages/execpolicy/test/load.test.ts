@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collectExampleResults, loadPolicy, parsePolicy, PolicyDiagnosticError, PolicyReadError, shlexSplit } from "../src/index.js";
+import { collectExampleResults, defaultPolicyCacheDir, loadPolicy, parsePolicy, PolicyDiagnosticError, PolicyReadError, shlexSplit } from "../src/index.js";
 
 const execFileP = promisify(execFile);
 let dir: string;
@@ -67,6 +67,15 @@ describe("loading files", () => {
     expect(reports[0]!.results.map((r) => [r.kind, r.example.join(" "), r.passed])).toEqual([
       ["match", "git push", true], ["match", "git pull", false], ["not_match", "git push -f", false], ["not_match", "git status", true],
     ]);
+  });
+});
+
+describe("defaultPolicyCacheDir", () => {
+  it("takes SHELLGATE_POLICY_CACHE_DIR, then an absolute XDG_CACHE_HOME, then ~/.cache", () => {
+    expect(defaultPolicyCacheDir({ HOME: "/h" })).toBe("/h/.cache/shellgate/execpolicy");
+    expect(defaultPolicyCacheDir({ HOME: "/h", XDG_CACHE_HOME: "relative" })).toBe("/h/.cache/shellgate/execpolicy");
+    expect(defaultPolicyCacheDir({ HOME: "/h", XDG_CACHE_HOME: "/x" })).toBe("/x/shellgate/execpolicy");
+    expect(defaultPolicyCacheDir({ HOME: "/h", XDG_CACHE_HOME: "/x", SHELLGATE_POLICY_CACHE_DIR: "/p" })).toBe("/p");
   });
 });
 

@@ -5,7 +5,6 @@
  */
 import { POLICY_CHECK_USAGE, UsageError, parsePolicyCheckArgs } from "../policy-check/args.js";
 import type { PolicyCheckArgs } from "../policy-check/args.js";
-import { policyCacheDir } from "../config/paths.js";
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => {
@@ -22,10 +21,10 @@ function describeLoadError(e: unknown): string | undefined {
   return typeof err.render === "function" ? err.render() : `error[${err.code}]: ${err.message ?? ""}`;
 }
 
-/** Where compiled policies are cached (see `policyCacheDir`); `SHELLGATE_POLICY_CACHE=off` disables the cache. */
-function cacheDirOption(): string | undefined {
+/** Where compiled policies are cached (execpolicy's per-user default); `SHELLGATE_POLICY_CACHE=off` disables the cache. */
+function cacheDirOption(defaultDir: (env: NodeJS.ProcessEnv) => string): string | undefined {
   if (process.env["SHELLGATE_POLICY_CACHE"] === "off") return undefined;
-  return policyCacheDir(process.env);
+  return defaultDir(process.env);
 }
 
 /** Run `policy-check` with `args`; returns the exit code. */
@@ -53,7 +52,7 @@ export async function run(args: string[]): Promise<number> {
       await write(process.stdout, text);
       return ok ? 0 : 1;
     }
-    const policy = await ep.loadPolicy(parsed.rules, { cacheDir: cacheDirOption() });
+    const policy = await ep.loadPolicy(parsed.rules, { cacheDir: cacheDirOption(ep.defaultPolicyCacheDir) });
     if (parsed.mode === "stdin") {
       const { runBatch } = await import("../policy-check/batch.js");
       const bad = await runBatch(policy, process.stdin, process.stdout, parsed);

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { defaultPolicyCacheDir } from "@shellgate/execpolicy";
 import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
 import { ConfigError, UsageError } from "../errors.js";
 import { readConfigFile } from "./file.js";
-import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, policyCacheDir, userConfigDir, userRulesDir, type PathEnv } from "./paths.js";
+import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir, userRulesDir, type PathEnv } from "./paths.js";
 import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, ConfigFile, SandboxModeName } from "./schema.js";
 
@@ -142,7 +143,8 @@ export async function loadConfig(overrides: ConfigOverrides = {}, env: PathEnv =
     };
   }
 
-  const protectedPaths = [userDir, codexRulesDir(env), policyCacheDir(env)];
+  // policy-check's compiled-policy cache: a command that could rewrite it would change what policy-check reports.
+  const protectedPaths = [userDir, codexRulesDir(env), defaultPolicyCacheDir(env)];
   if (projectFile) protectedPaths.push(path.dirname(projectFile));
   protectedPaths.push(path.join(cwd, PROJECT_DIR_NAME));
 

@@ -32,18 +32,6 @@ export function codexRulesDir(env: PathEnv = process.env): string {
   return path.join(codexHome ? path.resolve(codexHome) : path.join(home(env), ".codex"), "rules");
 }
 
-/**
- * Where `policy-check` keeps compiled policies: `$SHELLGATE_POLICY_CACHE_DIR`, else
- * `$XDG_CACHE_HOME/shellgate/execpolicy`, else `~/.cache/shellgate/execpolicy`. Commands run by
- * shellgate get it read-only: one that could rewrite it would change what `policy-check` reports.
- */
-export function policyCacheDir(env: PathEnv = process.env): string {
-  const explicit = env["SHELLGATE_POLICY_CACHE_DIR"];
-  if (explicit) return path.resolve(explicit);
-  const xdg = env["XDG_CACHE_HOME"];
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home(env), ".cache"), "shellgate", "execpolicy");
-}
-
 /** The project configuration directory's name, looked for in the working directory and its ancestors. */
 export const PROJECT_DIR_NAME = ".shellgate";
 

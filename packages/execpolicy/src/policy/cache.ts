@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { PolicyContents } from "./policy.js";
 import type { PolicySource } from "./load-types.js";
 import type { Decision, NetworkProtocol, NetworkRule, PrefixRule } from "./types.js";
@@ -101,8 +101,15 @@ export async function writeCache(dir: string, key: string, contents: PolicyConte
   }
 }
 
-/** The default per-user cache directory (`$XDG_CACHE_HOME/shellgate/execpolicy` or `~/.cache/...`). */
-export function defaultCacheDir(): string {
-  const base = process.env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
+/**
+ * The per-user compiled-policy cache of shellgate's tools: `$SHELLGATE_POLICY_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/shellgate/execpolicy` (an absolute `XDG_CACHE_HOME` only, as XDG asks), else
+ * `~/.cache/shellgate/execpolicy`. `env` defaults to `process.env`.
+ */
+export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const explicit = env["SHELLGATE_POLICY_CACHE_DIR"];
+  if (explicit) return resolve(explicit);
+  const xdg = env["XDG_CACHE_HOME"];
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env["HOME"] || homedir(), ".cache");
   return join(base, "shellgate", "execpolicy");
 }
