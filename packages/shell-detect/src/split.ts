@@ -3,7 +3,7 @@ import { z } from "zod";
 import { InvalidShellArgumentError } from "./errors.js";
 import { bashParser } from "./grammar.js";
 import { trustedShellType } from "./shell-type.js";
-import { NotPlain, describeNode, extractWordAt } from "./words.js";
+import { NotPlain, describeNode, extractWordAt, type WordFacts } from "./words.js";
 
 /**
  * What a command line would run. `plain`: a trusted `bash|zsh|sh -c|-lc SCRIPT` wrapper whose script
@@ -13,7 +13,16 @@ import { NotPlain, describeNode, extractWordAt } from "./words.js";
  * trusted shell wrapper at all; judge argv itself.
  */
 export type SplitResult =
-  | { kind: "plain"; commands: string[][] }
+  | {
+      kind: "plain";
+      commands: string[][];
+      /**
+       * Per command (same index as `commands`): whether one of its words is an unquoted glob that bash
+       * expands to file names at run time, so the words shown are not the words the program receives.
+       * Such a command must not be judged by its arguments alone (the known-safe shortcut refuses it).
+       */
+      globbed: boolean[];
+    }
   | { kind: "not-plain"; reason: string }
   | { kind: "not-a-shell" };
 
@@ -53,7 +62,7 @@ export function checkWordGap(script: string, prevEnd: number, start: number, pos
 }
 
 /** The words of the command under the cursor; the cursor is back on the command when this returns. */
-function commandWords(cursor: TreeCursor, script: string): string[] {
+function commandWords(cursor: TreeCursor, script: string, facts: WordFacts): string[] {
   const words: string[] = [];
   const here = () => cursor.startPosition;
   if (!cursor.gotoFirstChild()) throw new NotPlain(`command without a name at ${at(here())}`);
@@ -71,7 +80,7 @@ function commandWords(cursor: TreeCursor, script: string): string[] {
       words.push(name);
     } else if (ARGUMENT_TYPES.has(type)) {
       if (words.length === 0) throw new NotPlain(describeNode(cursor.currentNode));
-      words.push(extractWordAt(cursor, script, false));
+      words.push(extractWordAt(cursor, script, false, facts));
     } else {
       throw new NotPlain(cursor.nodeIsNamed ? describeNode(cursor.currentNode) : `${JSON.stringify(type)} in a command`);
     }
@@ -85,7 +94,7 @@ function commandWords(cursor: TreeCursor, script: string): string[] {
  * Walk the statement structure (program, list, pipeline) with a cursor — iteratively, because
  * tree-sitter nests `a && b && c ...` one list per operator and a long chain would overflow the stack.
  */
-function collect(tree: Tree, script: string, out: string[][]): void {
+function collect(tree: Tree, script: string, out: string[][], globbed: boolean[]): void {
   const cursor = tree.walk();
   try {
     if (!cursor.gotoFirstChild()) return;
@@ -98,7 +107,9 @@ function collect(tree: Tree, script: string, out: string[][]): void {
           throw new NotPlain(`${OPERATOR_NAMES[type] ?? `operator ${JSON.stringify(type)}`} at ${at(cursor.startPosition)}`);
         }
       } else if (type === "command") {
-        out.push(commandWords(cursor, script));
+        const facts: WordFacts = { globbed: false };
+        out.push(commandWords(cursor, script, facts));
+        globbed.push(facts.globbed);
       } else if (STRUCTURE.has(type)) {
         descended = cursor.gotoFirstChild();
         if (descended) depth++;
@@ -162,9 +173,10 @@ export async function splitScript(script: string): Promise<SplitResult> {
       return { kind: "not-plain", reason: `syntax error${bad ? ` at ${at(bad)}` : ""}` };
     }
     const commands: string[][] = [];
-    collect(tree, script, commands);
+    const globbed: boolean[] = [];
+    collect(tree, script, commands, globbed);
     if (commands.length === 0) return { kind: "not-plain", reason: "empty script" };
-    return { kind: "plain", commands };
+    return { kind: "plain", commands, globbed };
   } catch (err) {
     if (err instanceof NotPlain) return { kind: "not-plain", reason: err.message };
     throw err;

@@ -103,12 +103,22 @@ const GLOB = new Set(["*", "?", "["]);
 /** Characters that need no cooking and trigger no expansion: most words are just these. */
 const SIMPLE_WORD = /^[A-Za-z0-9_./:@%+,=-]+$/;
 
+/** What {@link extractWordAt} noticed about a word besides its text. */
+export interface WordFacts {
+  /**
+   * Set when the word holds an unquoted `*`, `?` or `[`: bash may replace it with file names from the
+   * directory, which a command run in that directory may have chosen (a file named `-e1e touch X`).
+   */
+  globbed: boolean;
+}
+
 /**
  * The word the shell would pass for the argument node under the cursor (the cursor is left on it), or
  * a NotPlain when the shell would expand it into something else: a different command name, several
- * words, an option produced by a glob.
+ * words, an option produced by a glob. A glob that stays plain (an operand such as `*.txt`) is
+ * reported through `facts.globbed`.
  */
-export function extractWordAt(cursor: TreeCursor, script: string, isCommandName: boolean): string {
+export function extractWordAt(cursor: TreeCursor, script: string, isCommandName: boolean, facts?: WordFacts): string {
   const type = cursor.nodeType;
   const text = script.slice(cursor.startIndex, cursor.endIndex);
   if ((type === "word" || type === "number") && SIMPLE_WORD.test(text)) {
@@ -132,6 +142,7 @@ export function extractWordAt(cursor: TreeCursor, script: string, isCommandName:
     // `find . -del*` could become `-delete` if such a file exists; the heuristics could not see it.
     throw new NotPlain(`glob in option-like argument ${where}`);
   }
+  if (globbed && facts) facts.globbed = true;
   return word;
 }
 

@@ -23,21 +23,30 @@ describe("splitShellCommand: plain scripts", () => {
     ["find . -name '*.py'", [["find", ".", "-name", "*.py"]]],
     ["echo {} x{y}", [["echo", "{}", "x{y}"]]],
   ])("%j", async (script, commands) => {
-    expect(await lc(script)).toEqual({ kind: "plain", commands });
+    expect(await lc(script)).toMatchObject({ kind: "plain", commands });
+  });
+
+  it("marks each command whose words hold an unquoted glob, and only those", async () => {
+    expect(await lc("sed -n 1p * && ls 'a*' && cat x?y | wc -l && ls [ab] && echo \\*")).toEqual({
+      kind: "plain",
+      commands: [["sed", "-n", "1p", "*"], ["ls", "a*"], ["cat", "x?y"], ["wc", "-l"], ["ls", "[ab]"], ["echo", "*"]],
+      globbed: [true, false, true, false, true, false],
+    });
+    expect(await lc('rg -g"*.py" TODO; echo a"*"b')).toMatchObject({ globbed: [false, false] });
   });
 
   it("removes quotes and escapes as bash does", async () => {
-    expect(await lc(String.raw`echo "a\"b" "c\\d" "e\f" 'g\h' r\m x\ y`)).toEqual({
+    expect(await lc(String.raw`echo "a\"b" "c\\d" "e\f" 'g\h' r\m x\ y`)).toMatchObject({
       kind: "plain",
       commands: [["echo", 'a"b', "c\\d", "e\\f", "g\\h", "rm", "x y"]],
     });
-    expect(await lc("echo one \\\n two")).toEqual({ kind: "plain", commands: [["echo", "one", "two"]] });
+    expect(await lc("echo one \\\n two")).toMatchObject({ kind: "plain", commands: [["echo", "one", "two"]] });
   });
 
   it("accepts every trusted shell, both flags", async () => {
     for (const shell of ["bash", "zsh", "sh", "/bin/bash", "/usr/bin/bash", "/bin/zsh", "/usr/local/bin/zsh", "/bin/sh", "/usr/bin/sh", "/opt/homebrew/bin/bash"]) {
       for (const flag of ["-c", "-lc"]) {
-        expect(await splitShellCommand([shell, flag, "ls -l"])).toEqual({ kind: "plain", commands: [["ls", "-l"]] });
+        expect(await splitShellCommand([shell, flag, "ls -l"])).toEqual({ kind: "plain", commands: [["ls", "-l"]], globbed: [false] });
       }
     }
   });
@@ -129,7 +138,7 @@ describe("splitShellCommand: not plain", () => {
   it("refuses a line continuation inside a word, which tree-sitter splits into two", async () => {
     expect(await lc("echo ab\\\ncd")).toMatchObject({ kind: "not-plain", reason: expect.stringMatching(/line continuation inside a word/) });
     expect(await lc("r\\\nm -rf d")).toMatchObject({ kind: "not-plain" });
-    expect(await lc("echo a \\\n b")).toEqual({ kind: "plain", commands: [["echo", "a", "b"]] });
+    expect(await lc("echo a \\\n b")).toMatchObject({ kind: "plain", commands: [["echo", "a", "b"]] });
   });
 
   it("gives the position of the construct", async () => {

@@ -3,7 +3,7 @@ import { checkArgv, executableKey, type HeuristicsOptions } from "./executable.j
 /** Read-only tools that are safe with any arguments. */
 const ALWAYS_SAFE = new Set([
   "cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl", "paste", "pwd",
-  "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami",
+  "rev", "seq", "stat", "tail", "tr", "true", "uname", "wc", "which", "whoami",
 ]);
 /** GNU coreutils entries that exist (with these read-only meanings) on Linux only. */
 const LINUX_ONLY_SAFE = new Set(["numfmt", "tac"]);
@@ -34,6 +34,41 @@ function rgSafe(args: readonly string[]): boolean {
   );
 }
 
+/**
+ * `uniq` writes its second operand (`uniq IN OUT`): safe only with at most one file operand. Options
+ * that take a separate value are skipped with it, so `uniq -f 1 in` has one operand.
+ */
+const UNIQ_WITH_VALUE = new Set(["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"]);
+
+function uniqSafe(args: readonly string[]): boolean {
+  let operands = 0;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      operands += args.length - i - 1;
+      break;
+    }
+    if (UNIQ_WITH_VALUE.has(a)) i++;
+    else if (a === "-" || !a.startsWith("-")) operands++;
+  }
+  return operands <= 1;
+}
+
+/** Directories whose programs a sandboxed command cannot have replaced (they are never writable roots). */
+const SYSTEM_BIN_DIRS = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
+
+/**
+ * Whether argv[0] names a program by its bare name or by its path in a system directory. `./cat` or
+ * `node_modules/.bin/cat` is whatever file the workspace put there, so its name proves nothing. On
+ * Windows only bare names count: its system directories are not fixed paths.
+ */
+function trustedProgramPath(argv0: string, platform: NodeJS.Platform): boolean {
+  const slash = platform === "win32" ? Math.max(argv0.lastIndexOf("/"), argv0.lastIndexOf("\\")) : argv0.lastIndexOf("/");
+  if (slash < 0) return true;
+  if (platform === "win32") return false;
+  return SYSTEM_BIN_DIRS.has(argv0.slice(0, slash));
+}
+
 const SED_PRINT = /^(\d+,)?\d+p$/;
 
 function sedSafe(argv: readonly string[]): boolean {
@@ -45,10 +80,12 @@ function sedSafe(argv: readonly string[]): boolean {
 
 /**
  * Whether one plain command (already split out of any shell wrapper) only reads: the fixed safelist,
- * or `base64`/`find`/`rg`/`sed -n Np` without the arguments that make them run programs or write
- * files. `git` is never known-safe: a repository's own config can make even `git status` run programs.
- * Programs are matched by file name (`/usr/bin/cat` is `cat`). Shell wrappers (`bash -lc ...`) are not
- * looked into here; split them first.
+ * or `base64`/`find`/`rg`/`sed -n Np`/`uniq [IN]` without the arguments that make them run programs
+ * or write files. `git` is never known-safe: a repository's own config can make even `git status` run
+ * programs. Programs are matched by file name when argv[0] is a bare name or a path in a system
+ * directory (`/usr/bin/cat` is `cat`; `./cat` and `bin/cat` are never safe, nor on Windows any path
+ * at all). Shell wrappers (`bash -lc ...`) are not looked into here; split them first, and treat a
+ * command whose words came from a glob as not safe (the glob's expansion is not in argv).
  * @throws InvalidArgvError when argv is not an array of strings.
  */
 export function isKnownSafeArgv(argv: readonly string[], opts: HeuristicsOptions = {}): boolean {
@@ -56,7 +93,9 @@ export function isKnownSafeArgv(argv: readonly string[], opts: HeuristicsOptions
   const argv0 = argv[0];
   if (argv0 === undefined) return false;
   const platform = opts.platform ?? process.platform;
+  if (!trustedProgramPath(argv0, platform)) return false;
   const key = executableKey(argv0, platform);
+  if (key === "uniq") return uniqSafe(argv.slice(1));
   if (ALWAYS_SAFE.has(key)) return true;
   if (LINUX_ONLY_SAFE.has(key)) return platform === "linux";
   const args = argv.slice(1);

@@ -5,7 +5,7 @@ const linux = { platform: "linux" as const };
 const safe = (...argv: string[]) => isKnownSafeArgv(argv, linux);
 
 describe("isKnownSafeArgv: always-safe programs", () => {
-  it.each(["cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl", "paste", "pwd", "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami"])(
+  it.each(["cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl", "paste", "pwd", "rev", "seq", "stat", "tail", "tr", "true", "uname", "wc", "which", "whoami"])(
     "%s with any arguments",
     (name) => {
       expect(safe(name)).toBe(true);
@@ -29,13 +29,34 @@ describe("isKnownSafeArgv: always-safe programs", () => {
     expect(isKnownSafeArgv([], linux)).toBe(false);
   });
 
-  it("matches by file name, and on Windows ignores case and .exe/.cmd/.bat/.com", () => {
-    expect(safe("./bin/cat")).toBe(true);
-    expect(isKnownSafeArgv(["C:\\tools\\CAT.EXE", "x"], { platform: "win32" })).toBe(true);
-    expect(isKnownSafeArgv(["C:/tools/ls.cmd"], { platform: "win32" })).toBe(true);
+  it("matches by file name in system directories, and on Windows ignores case and .exe/.cmd/.bat/.com", () => {
+    for (const dir of ["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]) expect(safe(`${dir}/cat`)).toBe(true);
+    expect(isKnownSafeArgv(["CAT.EXE", "x"], { platform: "win32" })).toBe(true);
+    expect(isKnownSafeArgv(["ls.cmd"], { platform: "win32" })).toBe(true);
     expect(isKnownSafeArgv(["grep.bat", "x"], { platform: "win32" })).toBe(true);
     expect(isKnownSafeArgv(["CAT.EXE"], linux)).toBe(false);
     expect(isKnownSafeArgv(["C:\\tools\\cat"], linux)).toBe(false);
+  });
+});
+
+describe("isKnownSafeArgv: a program named like a safe tool is not that tool", () => {
+  // The workspace chooses what `./cat` is; a sandboxed command may have written it.
+  it.each([["./cat"], ["./bin/cat"], ["bin/cat"], ["node_modules/.bin/ls"], ["/home/u/ws/cat"], ["/tmp/cat"], ["/usr/bin/../../tmp/cat"], ["../cat", "x"]])("%j", (...argv) => {
+    expect(safe(...argv)).toBe(false);
+  });
+  it("on Windows, any path", () => {
+    for (const argv0 of ["C:\\tools\\CAT.EXE", "C:/tools/ls.cmd", ".\\cat.exe", "bin/cat"]) {
+      expect(isKnownSafeArgv([argv0, "x"], { platform: "win32" })).toBe(false);
+    }
+  });
+});
+
+describe("isKnownSafeArgv: uniq writes its second operand", () => {
+  it.each([[["uniq"]], [["uniq", "in"]], [["uniq", "-c", "in"]], [["uniq", "-f", "2", "in"]], [["uniq", "--skip-fields", "2", "-"]], [["uniq", "-w3", "in"]], [["/usr/bin/uniq", "-d"]]])("%j is safe", (argv) => {
+    expect(safe(...argv)).toBe(true);
+  });
+  it.each([[["uniq", "in", "out"]], [["uniq", "-c", "in", "out"]], [["uniq", "-", "out"]], [["uniq", "--", "in", "out"]], [["uniq", "-f", "1", "in", "out"]], [["uniq", "in", "--", "out"]]])("%j is not", (argv) => {
+    expect(safe(...argv)).toBe(false);
   });
 });
 

@@ -13,7 +13,12 @@ import {
 
 /** How a shell wrapper was split: the shape of `@shellgate/shell-detect`'s `SplitResult`. */
 export type SplitOutcome =
-  | { kind: "plain"; commands: string[][] }
+  | {
+      kind: "plain";
+      commands: string[][];
+      /** Per command: an unquoted glob expands to file names the workspace chose; such a command is never known-safe. */
+      globbed?: boolean[];
+    }
   | { kind: "not-plain"; reason: string }
   | { kind: "not-a-shell" };
 
@@ -113,12 +118,15 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
   // literal command instead (execpolicy spec §8.5: "any literal command anywhere in the script counts").
   const hiddenDangerous = split.kind === "not-plain" ? await hiddenDangerousCommands(deps, input.argv) : [];
 
-  const facts: SegmentFacts[] = segments.map((segment) => {
+  // A glob's words come from the directory's file names (`sed -n 1p *` with a file `-e1e touch X`),
+  // so the arguments seen here are not the ones the program gets: never known-safe.
+  const globbed = (i: number) => split.kind === "plain" && split.globbed?.[i] === true;
+  const facts: SegmentFacts[] = segments.map((segment, i) => {
     const evaluation = input.policy?.evaluate(segment, { resolveHostExecutables: true }) ?? { matchedRules: [] };
     return {
       segment,
       evaluation,
-      knownSafe: !complexParsing && hiddenDangerous.length === 0 && deps.isKnownSafeArgv(segment),
+      knownSafe: !complexParsing && hiddenDangerous.length === 0 && !globbed(i) && deps.isKnownSafeArgv(segment),
       dangerous: hiddenDangerous.length > 0 || deps.isDangerousArgv(segment),
     };
   });
@@ -166,5 +174,9 @@ export async function isKnownSafeWith(deps: AdmissionDeps, argv: readonly string
   const normalised = argv.map((a) => (a === "zsh" ? "bash" : a));
   if (deps.isKnownSafeArgv(normalised)) return true;
   const split = await deps.splitShellCommand(normalised);
-  return split.kind === "plain" && split.commands.length > 0 && split.commands.every((c) => deps.isKnownSafeArgv(c));
+  return (
+    split.kind === "plain" &&
+    split.commands.length > 0 &&
+    split.commands.every((c, i) => split.globbed?.[i] !== true && deps.isKnownSafeArgv(c))
+  );
 }
