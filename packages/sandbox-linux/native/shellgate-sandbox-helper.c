@@ -1,12 +1,17 @@
 /*
  * shellgate-sandbox-helper: the last step before a sandboxed command runs.
  *
- *   shellgate-sandbox-helper --net off|on [--landlock [--rw DIR]...] [--reap] [--setenv NAME=VALUE]... -- CMD [ARG...]
+ *   shellgate-sandbox-helper [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--setenv NAME=VALUE]... -- CMD [ARG...]
+ *   shellgate-sandbox-helper --cgroup DIR --exec-only -- /ABS/PROG [ARG...]
  *   shellgate-sandbox-helper --probe
  *
  * It closes inherited descriptors above 2, optionally confines itself with Landlock (layer 3,
  * when user namespaces are unavailable), sets no_new_privs, installs a seccomp filter (layer 2)
- * and execs CMD. Under bubblewrap (layer 1) it runs inside the new namespaces. Variables that make
+ * and execs CMD. Under bubblewrap (layer 1) it runs inside the new namespaces. --nproc caps the
+ * processes of CMD's user (RLIMIT_NPROC: per user namespace, so under bubblewrap it counts the
+ * sandbox's processes only; the kernel does not enforce it for root). --cgroup first moves this
+ * process into a prepared cgroup (pids.max), which binds root too; with --exec-only that is all it
+ * does before exec'ing PROG (bubblewrap), so the whole sandbox starts inside the cgroup. Variables that make
  * the dynamic loader run code (LD_PRELOAD...) reach CMD only through --setenv, applied at the very
  * end, so they never act on bubblewrap or on this helper.
  *
@@ -30,6 +35,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -84,6 +90,12 @@
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
 #define SG_NR_landlock_create_ruleset 444
 #define SG_NR_landlock_add_rule 445
 #define SG_NR_landlock_restrict_self 446
@@ -122,6 +134,9 @@ struct sg_path_beneath_attr {
   int32_t parent_fd;
 } __attribute__((packed));
 
+/* O_TMPFILE without its O_DIRECTORY part (the same value on x86_64 and aarch64). */
+#define SG_O_TMPFILE_BIT 020000000U
+
 /* Namespace-creating clone flags (CLONE_NEWTIME, 0x80, is only meaningful for unshare). */
 #define SG_CLONE_NS_FLAGS 0x7E020000U
 #define SG_UNSHARE_NS_FLAGS (SG_CLONE_NS_FLAGS | 0x80U)
@@ -140,7 +155,7 @@ static void die_msg(const char *msg) {
 
 /* ---------- seccomp filter construction ---------- */
 
-#define MAX_INSNS 256
+#define MAX_INSNS 512
 struct filter {
   struct sock_filter insns[MAX_INSNS];
   unsigned short len;
@@ -169,6 +184,19 @@ static void deny_flags(struct filter *f, uint32_t sys, int arg, uint32_t mask) {
   emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, sys);
   emit(f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(arg));
   emit(f, BPF_JMP | BPF_JSET | BPF_K, 0, 1, mask);
+  emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
+}
+
+/* nr == sys && (flags_arg < 0 || (arg[flags_arg] & flags)) && (arg[mode_arg] & S_ISUID|S_ISGID) → EPERM */
+static void deny_setid_mode(struct filter *f, uint32_t sys, int flags_arg, uint32_t flags, int mode_arg) {
+  load_nr(f);
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, flags_arg < 0 ? 3 : 5, sys);
+  if (flags_arg >= 0) {
+    emit(f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(flags_arg));
+    emit(f, BPF_JMP | BPF_JSET | BPF_K, 0, 3, flags);
+  }
+  emit(f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(mode_arg));
+  emit(f, BPF_JMP | BPF_JSET | BPF_K, 0, 1, S_ISUID | S_ISGID);
   emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
 }
 
@@ -222,6 +250,32 @@ static void build_filter(struct filter *f, int network_off) {
   /* terminal input injection */
   deny_arg_eq(f, __NR_ioctl, 1, TIOCSTI);
   deny_arg_eq(f, __NR_ioctl, 1, TIOCLINUX);
+
+  /*
+   * No set-user-ID or set-group-ID files: a file made here stays on the host, where a setuid copy
+   * of a shell owned by root is a root shell for anyone. Both setting the bits on an existing file
+   * and creating a file with them (the kernel keeps S_ISUID/S_ISGID from open/creat/mknod's mode)
+   * are refused. openat2 passes its mode inside a struct the filter cannot read: ENOSYS, and
+   * callers fall back to openat.
+   */
+#ifdef __NR_chmod
+  deny_setid_mode(f, __NR_chmod, -1, 0, 1);
+#endif
+  deny_setid_mode(f, __NR_fchmod, -1, 0, 1);
+  deny_setid_mode(f, __NR_fchmodat, -1, 0, 2);
+  deny_setid_mode(f, __NR_fchmodat2, -1, 0, 2);
+#ifdef __NR_open
+  deny_setid_mode(f, __NR_open, 1, O_CREAT | SG_O_TMPFILE_BIT, 2);
+#endif
+#ifdef __NR_creat
+  deny_setid_mode(f, __NR_creat, -1, 0, 1);
+#endif
+  deny_setid_mode(f, __NR_openat, 2, O_CREAT | SG_O_TMPFILE_BIT, 3);
+#ifdef __NR_mknod
+  deny_setid_mode(f, __NR_mknod, -1, 0, 1);
+#endif
+  deny_setid_mode(f, __NR_mknodat, -1, 0, 2);
+  deny_syscall(f, __NR_openat2, RET_ERRNO(ENOSYS));
 
   if (network_off) {
     /*
@@ -459,6 +513,30 @@ static void exec_command(char **argv) {
   _exit(EXIT_NOEXEC);
 }
 
+/* ---------- process limits ---------- */
+
+/* Move this process into the cgroup DIR (prepared by the caller, with pids.max set). */
+static void join_cgroup(const char *dir) {
+  char path[PATH_MAX], pid[32];
+  if (snprintf(path, sizeof path, "%s/cgroup.procs", dir) >= (int)sizeof path) die_msg("--cgroup path too long");
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fprintf(stderr, "%s: open %s: %s\n", prog, path, strerror(errno));
+    _exit(EXIT_SETUP);
+  }
+  int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+  if (write(fd, pid, (size_t)n) != n) {
+    fprintf(stderr, "%s: joining cgroup %s: %s\n", prog, dir, strerror(errno));
+    _exit(EXIT_SETUP);
+  }
+  if (close(fd) != 0) die("close");
+}
+
+static void limit_processes(long n) {
+  struct rlimit rl = {.rlim_cur = (rlim_t)n, .rlim_max = (rlim_t)n};
+  if (setrlimit(RLIMIT_NPROC, &rl) != 0) die("setrlimit(RLIMIT_NPROC)");
+}
+
 /* ---------- probe ---------- */
 
 static int probe(void) {
@@ -475,6 +553,9 @@ static int probe(void) {
     if (syscall(__NR_io_uring_setup, 1, NULL) != -1 || errno != EPERM) _exit(5);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) _exit(6);
+    /* refused before the path is looked up: EPERM, where the bare kernel would say ENOENT */
+    if (chmod("/nonexistent/shellgate-probe", 04755) != -1 || errno != EPERM) _exit(7);
+    if (chmod("/nonexistent/shellgate-probe", 0755) != -1 || errno != ENOENT) _exit(8);
     _exit(0);
   }
   int st;
@@ -494,13 +575,18 @@ static int probe(void) {
 /* ---------- main ---------- */
 
 static void usage(void) {
-  fprintf(stderr, "usage: %s --net off|on [--landlock [--rw DIR]...] [--reap] [--setenv NAME=VALUE]... -- CMD [ARG...]\n       %s --probe\n",
-          prog, prog);
+  fprintf(stderr,
+          "usage: %s [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
+          "       %s --cgroup DIR --exec-only -- /ABS/PROG [ARG...]\n"
+          "       %s --probe\n",
+          prog, prog, prog);
   _exit(EXIT_SETUP);
 }
 
 int main(int argc, char **argv) {
-  int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, i;
+  int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, exec_only = 0, i;
+  long nproc = 0;
+  const char *cgroup = NULL;
   char *rw[MAX_RW];
   char *envs[MAX_ENV];
   for (i = 1; i < argc; i++) {
@@ -519,6 +605,16 @@ int main(int argc, char **argv) {
       landlock = 1;
     } else if (strcmp(a, "--reap") == 0) {
       reap = 1;
+    } else if (strcmp(a, "--exec-only") == 0) {
+      exec_only = 1;
+    } else if (strcmp(a, "--cgroup") == 0 && i + 1 < argc) {
+      cgroup = argv[++i];
+      if (cgroup[0] != '/') die_msg("--cgroup needs an absolute path");
+    } else if (strcmp(a, "--nproc") == 0 && i + 1 < argc) {
+      char *end;
+      errno = 0;
+      nproc = strtol(argv[++i], &end, 10);
+      if (errno != 0 || *end != '\0' || nproc < 1) die_msg("--nproc needs a positive number");
     } else if (strcmp(a, "--setenv") == 0 && i + 1 < argc) {
       char *kv = argv[++i];
       char *eq = strchr(kv, '=');
@@ -533,14 +629,26 @@ int main(int argc, char **argv) {
       usage();
     }
   }
+  if (exec_only) {
+    /* Only the cgroup move, then PROG (bubblewrap) as given: it sets up the sandbox itself. */
+    if (!cgroup || i >= argc) usage();
+    if (network >= 0 || landlock || reap || nrw || nenv || nproc) die_msg("--exec-only takes only --cgroup");
+    if (argv[i][0] != '/') die_msg("--exec-only needs an absolute program path");
+    join_cgroup(cgroup);
+    execv(argv[i], argv + i);
+    fprintf(stderr, "%s: exec %s: %s\n", prog, argv[i], strerror(errno));
+    _exit(EXIT_SETUP);
+  }
   if (network < 0 || i >= argc) usage();
   if (nrw > 0 && !landlock) die_msg("--rw is only meaningful with --landlock");
 
+  if (cgroup) join_cgroup(cgroup);
   close_inherited_fds();
   /* The reaper forks first so the command's Landlock domain is nested below it: with signal
      scoping the command cannot kill the reaper to orphan its background processes. */
   if (reap) run_reaped(); /* returns only in the child */
   if (landlock) apply_landlock(rw, nrw, network == 0);
+  if (nproc > 0) limit_processes(nproc);
   install_seccomp(network == 0);
   for (int e = 0; e < nenv; e++) {
     if (putenv(envs[e]) != 0) die("putenv");

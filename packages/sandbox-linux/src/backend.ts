@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { z } from "zod";
 import {
   computeWritableRoots,
   InvalidSandboxPathError,
@@ -17,13 +18,29 @@ import {
 import { checkCommand } from "./command.js";
 import { LinuxSandboxError } from "./errors.js";
 import { splitLoaderEnv } from "./loader-env.js";
-import { bwrapArgs, planMounts } from "./mount-plan.js";
+import { bwrapArgs, DEFAULT_PRIVATE_TMP_SIZE_BYTES } from "./bwrap-args.js";
+import { planMounts } from "./mount-plan.js";
 import { acquirePlaceholders, releasePlaceholders } from "./placeholders.js";
 import { probeLinuxSandbox, type LinuxCapabilityReport } from "./probe.js";
+import {
+  createRunCgroup,
+  DEFAULT_PROCESS_LIMIT,
+  describeProcessLimit,
+  planProcessLimit,
+  type ProcessLimitEnforcement,
+  type RunCgroup,
+} from "./process-limit.js";
+import { checkHostBinary, currentUid } from "./trusted-path.js";
 
 /** Options of `createLinuxSandboxBackend`. */
 export interface LinuxSandboxBackendOptions {
-  /** bubblewrap binary; default: `bwrap` from PATH. */
+  /**
+   * bubblewrap binary, absolute. Default: the first of `/usr/bin/bwrap`, `/bin/bwrap`,
+   * `/usr/local/bin/bwrap` that is root-owned with root-owned, non-group/other-writable
+   * directories above it (never a `PATH` lookup). A configured path must pass the same check but
+   * may also be owned by the current user; otherwise the backend is unavailable and says why (it
+   * does not fall back to Landlock for it). It must also lie outside every writable root.
+   */
   bwrapPath?: string;
   /**
    * Accept the Landlock+seccomp fallback when bubblewrap cannot run (no user namespaces). It has
@@ -37,6 +54,40 @@ export interface LinuxSandboxBackendOptions {
    * inside every sandbox this backend builds.
    */
   probeCacheFile?: string;
+  /**
+   * Most processes (threads included: the kernel counts tasks) one sandboxed run may have at once,
+   * or `"off"`. Default `DEFAULT_PROCESS_LIMIT` (4096), applied where it can be enforced and
+   * reported by `isAvailable()` notes either way. A number given explicitly must be enforceable
+   * here, or the backend refuses to run. Enforced by a fresh pids cgroup per run when this user can
+   * create one (needed for root), else by `RLIMIT_NPROC` inside bubblewrap's user namespace.
+   */
+  processLimit?: number | "off";
+  /**
+   * Size cap in bytes of the private `/tmp` a run gets when `/tmp` is not a writable root. It is a
+   * tmpfs, so it lives in host memory; writes past the cap fail with ENOSPC. Default
+   * `DEFAULT_PRIVATE_TMP_SIZE_BYTES` (1 GiB); at least 1 MiB.
+   */
+  privateTmpSizeBytes?: number;
+}
+
+const OptionsSchema = z.object({
+  bwrapPath: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional(),
+  allowWeakerIsolation: z.boolean().optional(),
+  probeCacheFile: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional(),
+  processLimit: z.union([z.number().int().min(8).max(4_194_304), z.literal("off")]).optional(),
+  privateTmpSizeBytes: z.number().int().min(1024 * 1024).max(Number.MAX_SAFE_INTEGER).optional(),
+}).strict();
+
+function validateOptions(options: LinuxSandboxBackendOptions): void {
+  const parsed = OptionsSchema.safeParse(options);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  const key = String(issue?.path[0] ?? "options");
+  const value = (options as Record<string, unknown>)[key];
+  if ((key === "bwrapPath" || key === "probeCacheFile") && typeof value === "string") {
+    throw new InvalidSandboxPathError(key, value, issue?.message ?? "is invalid");
+  }
+  throw new LinuxSandboxError("invalid-options", `${key}: ${issue?.message ?? "is invalid"} (got ${JSON.stringify(value)})`);
 }
 
 /** Isolation string for Landlock runs, so callers can never mistake it for the full sandbox. */
@@ -60,7 +111,10 @@ function unavailableReason(report: LinuxCapabilityReport, allowWeaker: boolean):
  * seccomp instead when user namespaces are unavailable and `allowWeakerIsolation` is set.
  */
 export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = {}): SandboxBackend {
+  validateOptions(options);
   const allowWeaker = options.allowWeakerIsolation ?? false;
+  const limit = options.processLimit === "off" ? undefined : (options.processLimit ?? DEFAULT_PROCESS_LIMIT);
+  const limitRequired = typeof options.processLimit === "number";
   const probeOptions = {
     ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}),
     ...(options.probeCacheFile ? { cacheFile: options.probeCacheFile } : {}),
@@ -68,19 +122,75 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
   const probe = () => probeLinuxSandbox(probeOptions);
   const extraProtected = options.probeCacheFile ? [path.dirname(options.probeCacheFile)] : [];
 
+  /** How this run's process limit is enforced, or undefined when there is none to enforce. */
+  function limitPlan(layer: "bwrap" | "landlock"): ProcessLimitEnforcement | undefined {
+    return limit === undefined ? undefined : planProcessLimit(layer, currentUid());
+  }
+
+  /** Notes on the process limit, or the reason to refuse when a configured limit cannot hold. */
+  function limitNotes(layer: "bwrap" | "landlock"): { notes: string[] } | { refuse: string } {
+    const plan = limitPlan(layer);
+    if (!plan || limit === undefined) return { notes: ["process limit: off"] };
+    if (plan.how === "none" && limitRequired) return { refuse: `processLimit ${limit} cannot be enforced here: ${plan.reason}` };
+    return { notes: [describeProcessLimit(limit, plan)] };
+  }
+
   async function isAvailable(): Promise<BackendAvailability> {
     const report = await probe();
+    if (report.bwrap.refused) return { available: false, reason: `bwrap: ${report.bwrap.detail}` };
     if (report.level === "full") {
+      const limits = limitNotes("bwrap");
+      if ("refuse" in limits) return { available: false, reason: limits.refuse };
       const notes = report.bwrap.procMount ? [] : ["bwrap cannot mount /proc here; commands run without a fresh /proc"];
-      return { available: true, isolation: report.isolation, notes };
+      return { available: true, isolation: report.isolation, notes: [...notes, ...limits.notes] };
     }
     if (report.level === "weaker" && allowWeaker) {
+      const limits = limitNotes("landlock");
+      if ("refuse" in limits) return { available: false, reason: limits.refuse };
       const notes = [...report.reasons];
       if (report.landlock.abi < 6) notes.push(`Landlock ABI ${report.landlock.abi} < 6: commands can signal the user's other processes`);
       if (report.landlock.abi < 4) notes.push(`Landlock ABI ${report.landlock.abi} < 4: TCP is refused by seccomp alone`);
-      return { available: true, isolation: WEAKER, notes };
+      return { available: true, isolation: WEAKER, notes: [...notes, ...limits.notes] };
     }
     return { available: false, reason: unavailableReason(report, allowWeaker) };
+  }
+
+  /**
+   * The binaries this run will start on the host, checked again now (the probe may be older than
+   * the last run): trusted owners and modes, and outside every writable root of this run.
+   */
+  function checkBinaries(binaries: Array<[string, string]>, roots: readonly { root: string }[]): void {
+    for (const [what, file] of binaries) {
+      const verdict = checkHostBinary(file, { alsoOwnedBy: [currentUid()] });
+      if (!verdict.trusted) throw new LinuxSandboxError("untrusted-binary", `refusing to run the ${what} ${file} on the host: ${verdict.reason}`);
+      const exposed = roots.find((r) => isWithin(file, r.root) || isWithin(verdict.realPath, r.root));
+      if (exposed && what === "bubblewrap binary") {
+        throw new LinuxSandboxError("untrusted-binary", `refusing to run the ${what} ${file} on the host: it lies inside the writable root ${exposed.root}, where a sandboxed command could replace it`);
+      }
+    }
+  }
+
+  /** Set up the process limit for one run: cgroup (made now), rlimit, or nothing. */
+  async function prepareLimit(layer: "bwrap" | "landlock"): Promise<{ helperArgs: string[]; cgroup?: RunCgroup }> {
+    const plan = limitPlan(layer);
+    if (!plan || limit === undefined) return { helperArgs: [] };
+    // RLIMIT_NPROC inside bubblewrap's user namespace is cheap and binds every non-root user, also
+    // as a second lock next to a cgroup.
+    const rlimit = layer === "bwrap" && currentUid() !== 0 ? ["--nproc", String(limit)] : [];
+    if (plan.how === "cgroup") {
+      try {
+        return { helperArgs: rlimit, cgroup: await createRunCgroup(plan.parent, limit) };
+      } catch (error) {
+        const why = `cannot create a pids cgroup in ${plan.parent.dir}: ${(error as Error).message}`;
+        if (rlimit.length > 0) return { helperArgs: rlimit };
+        if (limitRequired) throw new LinuxSandboxError("not-enforceable", `processLimit ${limit}: ${why}`, { cause: error });
+        return { helperArgs: [] };
+      }
+    }
+    if (plan.how === "none" && limitRequired) {
+      throw new LinuxSandboxError("not-enforceable", `processLimit ${limit} cannot be enforced here: ${plan.reason}`);
+    }
+    return { helperArgs: rlimit };
   }
 
   async function transform(spec: CommandSpec, policy: SandboxPolicy, opts: TransformOptions): Promise<ExecEnv> {
@@ -102,9 +212,14 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       env: spec.env,
       protectedPaths: [...(opts.protectedPaths ?? []), ...extraProtected, ...(helperDir ? [helperDir] : [])],
     });
+    // A configured bubblewrap that fails the trust check is refused outright, never replaced by Landlock.
+    if (report.bwrap.refused) throw new LinuxSandboxError("untrusted-binary", report.bwrap.detail);
     if (!layer || !helper || !helperDir) {
       throw new SandboxUnavailableError(policy.mode, "linux", [{ backend: "linux", platform: "linux", reason: unavailableReason(report, allowWeaker) }]);
     }
+    const bwrapPath = layer === "bwrap" ? report.bwrap.path : undefined;
+    if (layer === "bwrap" && !bwrapPath) throw new LinuxSandboxError("unavailable", "the probe found bubblewrap usable but named no path");
+    checkBinaries([["sandbox helper", helper], ...(bwrapPath ? [["bubblewrap binary", bwrapPath] as [string, string]] : [])], roots);
     const network = policyAllowsNetwork(policy);
     const { safe, deferred } = splitLoaderEnv({ ...spec.env, ...sandboxEnvMarkers(policy, "linux") });
     const env = safe;
@@ -119,21 +234,43 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
         throw new LinuxSandboxError("not-enforceable", `the sandbox helper ${helper} lies inside the writable root ${exposed.root}, which Landlock cannot keep read-only; refusing to run`);
       }
       const rw = roots.flatMap((r) => ["--rw", r.root]);
-      return { argv: [...helperArgs, "--landlock", ...rw, "--reap", "--", ...spec.argv], cwd: spec.cwd, env, sandboxType: "linux", isolation: WEAKER };
+      const limits = await prepareLimit("landlock");
+      const join = limits.cgroup ? ["--cgroup", limits.cgroup.dir] : [];
+      const argv = [helper, ...join, ...helperArgs.slice(1), ...limits.helperArgs, "--landlock", ...rw, "--reap", "--", ...spec.argv];
+      const cgroup = limits.cgroup;
+      return { argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: WEAKER, ...(cgroup ? { cleanup: () => cgroup.remove() } : {}) };
     }
 
     const plan = await planMounts(roots, policy.deniedReadPaths, [spec.cwd, opts.sandboxPolicyCwd, helperDir]);
     const realCwd = await fs.realpath(spec.cwd);
     const hiding = plan.maskedDirs.find((d) => isWithin(realCwd, d));
     if (hiding) throw new InvalidSandboxPathError("cwd", spec.cwd, `lies inside the denied-read path ${hiding}`);
-    const bwrap = report.bwrap.path ?? "bwrap";
-    const argv = [bwrap, ...bwrapArgs(plan, { network, procMount: report.bwrap.procMount, cwd: spec.cwd }), "--", ...helperArgs, "--", ...spec.argv];
+    const bwrap = bwrapPath as string;
     acquirePlaceholders(plan.stubs);
+    let limits: Awaited<ReturnType<typeof prepareLimit>>;
+    try {
+      limits = await prepareLimit("bwrap");
+    } catch (error) {
+      releasePlaceholders(plan.stubs);
+      throw error;
+    }
+    // With a cgroup, the helper starts first (on the host: it only joins the cgroup and execs
+    // bubblewrap) so that bubblewrap and everything below it are counted from the first fork.
+    const outer = limits.cgroup ? [helper, "--cgroup", limits.cgroup.dir, "--exec-only", "--"] : [];
+    const argv = [
+      ...outer, bwrap, ...bwrapArgs(plan, {
+        network, procMount: report.bwrap.procMount, cwd: spec.cwd,
+        privateTmpSizeBytes: options.privateTmpSizeBytes ?? DEFAULT_PRIVATE_TMP_SIZE_BYTES,
+      }), "--",
+      ...helperArgs, ...limits.helperArgs, "--", ...spec.argv,
+    ];
     let released = false;
+    const cgroup = limits.cgroup;
     const cleanup = async () => {
       if (released) return;
       released = true;
       releasePlaceholders(plan.stubs);
+      await cgroup?.remove();
     };
     return { argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: report.isolation, cleanup };
   }

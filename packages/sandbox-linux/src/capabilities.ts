@@ -18,7 +18,13 @@ export interface LinuxCapabilityReport {
   /** The native helper (seccomp and Landlock), built at install time. */
   helper: LayerStatus & { path?: string };
   /** Layer 1: bubblewrap, and whether it could mount a fresh `/proc`. */
-  bwrap: LayerStatus & { path?: string; version?: string; procMount: boolean };
+  bwrap: LayerStatus & {
+    path?: string;
+    version?: string;
+    procMount: boolean;
+    /** True when a configured `bwrapPath` exists but failed the ownership/permission check (`detail` says which). */
+    refused?: boolean;
+  };
   /** Unprivileged user namespaces (what bubblewrap needs when not run as root). */
   userNamespaces: LayerStatus;
   /** Layer 2: a seccomp filter installed and verified in a child of the helper. */
@@ -35,7 +41,11 @@ export interface LinuxCapabilityReport {
 
 /** Options of `probeLinuxSandbox`. */
 export interface ProbeOptions {
-  /** bubblewrap to use instead of `bwrap` from PATH. */
+  /**
+   * bubblewrap to use instead of the one found in `/usr/bin`, `/bin` or `/usr/local/bin`. Must be
+   * absolute; it and every directory above it must be owned by root or the current user and not
+   * writable by group or others, or the bwrap layer is reported unavailable (`refused`).
+   */
   bwrapPath?: string;
   /** Ignore the cached report and probe again. */
   refresh?: boolean;

@@ -7,7 +7,14 @@ export type LinuxSandboxFailure =
   /** The native helper is missing or the probe found no usable layer. */
   | "unavailable"
   /** The machine's state changed between probe and run (a path vanished...). */
-  | "setup-failed";
+  | "setup-failed"
+  /**
+   * A binary the host side would run (bubblewrap, the helper) failed the ownership/permission
+   * check or lies inside a writable root; the message names the path and the check.
+   */
+  | "untrusted-binary"
+  /** A backend option is malformed (e.g. `processLimit` not a positive integer or `"off"`). */
+  | "invalid-options";
 
 /**
  * The Linux backend could not sandbox a command. Extends the shared `SandboxTransformError`

@@ -10,6 +10,7 @@ export const HELPER_NAME = "shellgate-sandbox-helper";
  * Where the compiled helper lives: `dist/native/` of this package. Looked up next to this module
  * first (the built package), then through the package's own name, which also finds it when this
  * module runs from `src/` (tests against sources) or is bundled into another package's build.
+ * Only says where it is: the probe and every run check it with `checkHostBinary` before starting it.
  */
 export function locateHelper(): string | undefined {
   const candidates = [fileURLToPath(new URL(`./native/${HELPER_NAME}`, import.meta.url))];

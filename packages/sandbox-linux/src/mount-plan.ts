@@ -1,12 +1,22 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { WritableRoot } from "@shellgate/sandbox";
+import { UnpinnableProtectedPathError, type WritableRoot } from "@shellgate/sandbox";
 
 /** The filesystem view of one sandboxed run, decided from the writable roots and denied reads. */
 export interface MountPlan {
-  /** Bound read-write, outermost first so nested roots are mounted over their parents. */
+  /** Bound read-write, each as a mount of its own (nested roots too), outermost first. */
   writableRoots: string[];
-  /** Existing carve-outs re-bound read-only inside the writable roots. */
+  /**
+   * Existing directories between a writable root and a carve-out or a nested root
+   * (`WritableRoot.pinnedAncestors`), bound read-write onto themselves: still writable, but a mount
+   * point cannot be renamed or removed, so nothing can be swapped in under the protected path.
+   */
+  pinned: string[];
+  /**
+   * Existing carve-outs re-bound read-only inside the writable roots; also a non-directory found
+   * where a protected path needs a directory (a file named `.config` above `.config/shellgate`),
+   * which would otherwise be replaced by a directory holding whatever the command likes.
+   */
   readOnly: string[];
   /**
    * Placeholder directories: the first missing component of a carve-out that does not exist yet
@@ -21,8 +31,6 @@ export interface MountPlan {
   maskedDirs: string[];
   /** Denied-read files (and other non-directories), replaced by `/dev/null`. */
   maskedFiles: string[];
-  /** Symlinked carve-outs: their targets are protected, the link itself cannot be pinned. */
-  unpinnedSymlinks: string[];
   /** A fresh tmpfs on `/tmp`, because `/tmp` is not inside any writable root. */
   privateTmp: boolean;
   /**
@@ -60,20 +68,33 @@ async function isEmptyDir(dir: string): Promise<boolean> {
   }
 }
 
-/** The shallowest component of `target` below `root` that does not exist. */
-async function firstMissing(root: string, target: string): Promise<string | undefined> {
+/** A symlink where a protected path or one of its pinned directories should be: refuse the run. */
+function refuseLink(protectedPath: string, link: string): never {
+  throw new UnpinnableProtectedPathError(protectedPath, link, path.dirname(link));
+}
+
+/**
+ * What holds a carve-out that does not exist: its shallowest missing component below `root` (a
+ * placeholder), or the non-directory that stands where a directory on the way should be (bound
+ * read-only). Undefined when the carve-out exists after all.
+ */
+async function holdMissing(root: string, target: string): Promise<{ stub: string } | { readOnly: string } | undefined> {
   const parts = path.relative(root, target).split(path.sep).filter(Boolean);
   let current = root;
-  for (const part of parts) {
+  for (const [i, part] of parts.entries()) {
     current = path.join(current, part);
-    if (!(await lstatOrUndefined(current))) return current;
+    const stat = await lstatOrUndefined(current);
+    if (!stat) return { stub: current };
+    if (stat.isSymbolicLink()) refuseLink(target, current);
+    if (!stat.isDirectory() && i < parts.length - 1) return { readOnly: current };
   }
   return undefined;
 }
 
 /**
- * Turn writable roots (with their read-only carve-outs) and denied-read paths into a mount plan.
- * Reads the filesystem (existence, file kinds) but changes nothing.
+ * Turn writable roots (with their read-only carve-outs and pinned directories) and denied-read paths
+ * into a mount plan. Reads the filesystem (existence, file kinds) but changes nothing.
+ * @throws UnpinnableProtectedPathError when a carve-out or a directory to pin is a symlink (it changed since the roots were computed).
  */
 export async function planMounts(
   roots: readonly WritableRoot[],
@@ -82,8 +103,8 @@ export async function planMounts(
 ): Promise<MountPlan> {
   const privateTmp = !roots.some((r) => isWithin("/tmp", r.root));
   const plan: MountPlan = {
-    writableRoots: roots.map((r) => r.root).sort((a, b) => a.length - b.length),
-    readOnly: [], stubs: [], maskedDirs: [], maskedFiles: [], unpinnedSymlinks: [], privateTmp, keepVisible: [],
+    writableRoots: [...new Set(roots.map((r) => r.root))].sort((a, b) => a.length - b.length),
+    pinned: [], readOnly: [], stubs: [], maskedDirs: [], maskedFiles: [], privateTmp, keepVisible: [],
   };
   if (privateTmp) {
     for (const dir of visibleDirs) {
@@ -93,16 +114,25 @@ export async function planMounts(
       plan.keepVisible.push(real);
     }
   }
-  for (const { root, readOnlySubpaths } of roots) {
+  for (const { root, readOnlySubpaths, pinnedAncestors } of roots) {
     for (const sub of readOnlySubpaths) {
       const stat = await lstatOrUndefined(sub);
-      if (stat?.isSymbolicLink()) plan.unpinnedSymlinks.push(sub);
-      else if (stat?.isDirectory() && (await isEmptyDir(sub))) addStub(plan, sub);
-      else if (stat) plan.readOnly.push(sub);
+      if (stat?.isSymbolicLink()) refuseLink(sub, sub);
+      else if (stat?.isDirectory() && (await isEmptyDir(sub))) addOnce(plan.stubs, sub);
+      else if (stat) addOnce(plan.readOnly, sub);
       else {
-        const missing = await firstMissing(root, sub);
-        if (missing) addStub(plan, missing);
+        const hold = await holdMissing(root, sub);
+        if (hold && "stub" in hold) addOnce(plan.stubs, hold.stub);
+        else if (hold) addOnce(plan.readOnly, hold.readOnly);
       }
+    }
+    // Older callers may hand in roots without the field; they get no pins, as before.
+    for (const dir of pinnedAncestors ?? []) {
+      const stat = await lstatOrUndefined(dir);
+      if (!stat) continue; // below a missing component, which its placeholder holds
+      if (stat.isSymbolicLink()) refuseLink(dir, dir);
+      if (stat.isDirectory()) addOnce(plan.pinned, dir);
+      else addOnce(plan.readOnly, dir);
     }
   }
   for (const denied of deniedReadPaths) {
@@ -115,49 +145,16 @@ export async function planMounts(
     const stat = await fs.stat(real);
     (stat.isDirectory() ? plan.maskedDirs : plan.maskedFiles).push(real);
   }
-  // Inside a read-only carve-out or a hidden directory nothing can be created anyway; a
-  // placeholder there would only put a directory into, say, the user's `.git`.
+  // Inside a read-only carve-out or a hidden directory nothing can be created or renamed anyway; a
+  // placeholder there would only put a directory into, say, the user's `.git`, and a pin there
+  // would make part of it writable again.
   const covered = [...plan.readOnly, ...plan.maskedDirs];
-  plan.stubs = plan.stubs.filter((stub) => !covered.some((dir) => isWithin(stub, dir)));
+  const uncovered = (p: string) => !covered.some((dir) => isWithin(p, dir));
+  plan.stubs = plan.stubs.filter(uncovered);
+  plan.pinned = plan.pinned.filter(uncovered).sort();
   return plan;
 }
 
-function addStub(plan: MountPlan, dir: string): void {
-  if (!plan.stubs.includes(dir)) plan.stubs.push(dir);
-}
-
-/** Options for `bwrapArgs` that do not come from the mount plan. */
-export interface BwrapArgsOptions {
-  network: boolean;
-  /** False when the probe found that bwrap cannot mount a fresh `/proc` here. */
-  procMount: boolean;
-  /** The command's working directory inside the sandbox. */
-  cwd: string;
-}
-
-/**
- * bubblewrap arguments (up to, not including, the `--`) for a mount plan: no capabilities, read-only root, fresh
- * `/dev` and `/proc`, private `/tmp` unless writable, the writable roots, carve-outs, masks; all
- * namespaces unshared (network too unless granted); dies with its parent; new session so the
- * command cannot inject input into the caller's terminal.
- */
-export function bwrapArgs(plan: MountPlan, options: BwrapArgsOptions): string[] {
-  // --cap-drop ALL: run as root, bwrap would otherwise leave the command every capability in its
-  // user namespace, enough to remount the read-only view read-write (seccomp also refuses mount).
-  const args = ["--new-session", "--die-with-parent", "--unshare-all", "--cap-drop", "ALL"];
-  if (options.network) args.push("--share-net");
-  args.push("--ro-bind", "/", "/", "--dev", "/dev");
-  if (options.procMount) args.push("--proc", "/proc");
-  if (plan.privateTmp) args.push("--tmpfs", "/tmp");
-  for (const dir of plan.keepVisible) args.push("--ro-bind", dir, dir);
-  for (const root of plan.writableRoots) args.push("--bind", root, root);
-  for (const p of plan.readOnly) args.push("--ro-bind", p, p);
-  // `--dir` first: should another process have removed the placeholder since the backend created
-  // it, bwrap makes it again (an empty directory) rather than failing. The lock tells other
-  // processes' cleanups that this sandbox still has the placeholder mounted.
-  for (const p of plan.stubs) args.push("--dir", p, "--ro-bind", p, p, "--lock-file", p);
-  for (const p of plan.maskedDirs) args.push("--tmpfs", p, "--remount-ro", p);
-  for (const p of plan.maskedFiles) args.push("--ro-bind", "/dev/null", p);
-  args.push("--chdir", options.cwd);
-  return args;
+function addOnce(list: string[], p: string): void {
+  if (!list.includes(p)) list.push(p);
 }

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { accessSync, constants, readFileSync } from "node:fs";
 import path from "node:path";
 import type { LayerStatus, LinuxCapabilityReport } from "./capabilities.js";
+import { BWRAP_LOCATIONS, checkHostBinary, currentUid } from "./trusted-path.js";
 
 interface RunResult {
   code: number | null;
@@ -29,14 +30,32 @@ function isExecutable(file: string): boolean {
   }
 }
 
-/** `bwrap` on PATH (then the Debian location); undefined when there is none. */
-export function findBwrap(envPath = process.env["PATH"] ?? ""): string | undefined {
-  const dirs = [...envPath.split(path.delimiter).filter((d) => path.isAbsolute(d)), "/usr/bin", "/bin"];
-  for (const dir of dirs) {
-    const candidate = path.join(dir, "bwrap");
-    if (isExecutable(candidate)) return candidate;
+/**
+ * bubblewrap from a fixed system location (`/usr/bin/bwrap`, `/bin/bwrap`, `/usr/local/bin/bwrap`),
+ * accepted only when it and every directory above it are root-owned and not writable by group or
+ * others; undefined when there is none. `PATH` is never searched: a sandboxed command can write
+ * `node_modules/.bin/bwrap`, and whatever is found here runs on the host.
+ */
+export function findBwrap(): string | undefined {
+  return BWRAP_LOCATIONS.find((candidate) => checkHostBinary(candidate).trusted);
+}
+
+/**
+ * The bubblewrap to use: `explicit` (absolute; it and its directories owned by root or the current
+ * user, not writable by group or others) or `findBwrap()`. `refused` names the path and the failed
+ * check when an explicit path exists but is not safe to run; `missing` says what was not found.
+ */
+export function resolveBwrap(explicit: string | undefined): { path: string } | { refused: string } | { missing: string } {
+  if (explicit === undefined) {
+    const found = findBwrap();
+    return found ? { path: found } : { missing: `bwrap not found (looked in ${BWRAP_LOCATIONS.join(", ")}, root-owned only; install the bubblewrap package)` };
   }
-  return undefined;
+  if (!path.isAbsolute(explicit)) return { refused: `bwrapPath ${JSON.stringify(explicit)} must be an absolute path` };
+  const verdict = checkHostBinary(explicit, { alsoOwnedBy: [currentUid()] });
+  if (verdict.trusted) return { path: explicit };
+  // A path that is simply not there only makes the layer unavailable; anything else is a refusal.
+  if (/ does not exist$/.test(verdict.reason)) return { missing: verdict.reason };
+  return { refused: `refusing to run ${explicit} on the host: ${verdict.reason}` };
 }
 
 function readSysctl(file: string): string | undefined {
@@ -95,9 +114,10 @@ export async function probeBwrap(
   bwrapPath: string | undefined,
   helper: string | undefined,
 ): Promise<LinuxCapabilityReport["bwrap"]> {
-  const found = bwrapPath ?? findBwrap();
-  if (!found) return { available: false, detail: "bwrap not found on PATH (install the bubblewrap package)", procMount: false };
-  if (!isExecutable(found)) return { available: false, detail: `${found} is not executable`, path: found, procMount: false };
+  const resolved = resolveBwrap(bwrapPath);
+  if ("missing" in resolved) return { available: false, detail: resolved.missing, procMount: false };
+  if ("refused" in resolved) return { available: false, detail: resolved.refused, procMount: false, refused: true };
+  const found = resolved.path;
   if (!helper) return { available: false, detail: "cannot be tested without the native helper", path: found, procMount: false };
   const [versionRun, first] = await Promise.all([run(found, ["--version"]), run(found, bwrapProbeArgs(helper, true))]);
   const version = versionRun.code === 0 ? firstLine(versionRun.stdout).replace(/^bubblewrap\s*/, "") : undefined;
@@ -127,6 +147,15 @@ export async function probeHelper(helper: string | undefined): Promise<{
       landlock: { available: false, detail: "untested: " + detail, abi: 0 },
     };
   }
+  const verdict = checkHostBinary(helper, { alsoOwnedBy: [currentUid()] });
+  if (!verdict.trusted) {
+    const detail = `refusing to run the helper ${helper} on the host: ${verdict.reason}`;
+    return {
+      helper: { available: false, detail, path: helper },
+      seccomp: { available: false, detail: "untested: " + detail },
+      landlock: { available: false, detail: "untested: " + detail, abi: 0 },
+    };
+  }
   const result = await run(helper, ["--probe"]);
   const abi = Number(/landlock_abi=(\d+)/.exec(result.stdout)?.[1] ?? "0");
   const seccompState = /seccomp=(\S+)/.exec(result.stdout)?.[1];
@@ -136,7 +165,7 @@ export async function probeHelper(helper: string | undefined): Promise<{
       ? { available: true, detail: helper, path: helper }
       : { available: false, detail: `helper probe failed: ${firstLine(result.stderr) || String(result.code)}`, path: helper },
     seccomp: seccompState === "ok"
-      ? { available: true, detail: "filter installed and verified (ptrace, sockets, io_uring refused)" }
+      ? { available: true, detail: "filter installed and verified (ptrace, sockets, io_uring, set-id modes refused)" }
       : { available: false, detail: `seccomp ${seccompState ?? "not probed"}` },
     landlock: abi >= 1
       ? { available: true, detail: `Landlock ABI ${abi}`, abi }

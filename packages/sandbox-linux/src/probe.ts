@@ -1,7 +1,8 @@
 import os from "node:os";
 import type { LinuxCapabilityReport, LinuxIsolation, ProbeOptions } from "./capabilities.js";
 import { locateHelper } from "./helper-path.js";
-import { findBwrap, probeBwrap, probeHelper, userNamespaceHint } from "./probe-layers.js";
+import { probeBwrap, probeHelper, resolveBwrap, userNamespaceHint } from "./probe-layers.js";
+import { checkHostBinary, currentUid } from "./trusted-path.js";
 import { probeCacheKey, readProbeCache, writeProbeCache } from "./probe-cache.js";
 
 export type { LayerStatus, LinuxCapabilityReport, LinuxIsolation, ProbeOptions } from "./capabilities.js";
@@ -19,10 +20,11 @@ async function probeUncached(options: ProbeOptions): Promise<LinuxCapabilityRepo
     };
   }
   const helperPath = locateHelper();
-  // The bwrap run needs the helper; if the helper turns out broken, bwrap is reported unusable below.
+  // The bwrap run needs the helper; if the helper turns out broken, bwrap is reported unusable
+  // below. An untrusted helper is not even started inside bwrap.
   const [{ helper, seccomp, landlock }, bwrapRun] = await Promise.all([
     probeHelper(helperPath),
-    probeBwrap(options.bwrapPath, helperPath),
+    probeBwrap(options.bwrapPath, helperPath && trustedHelper(helperPath) ? helperPath : undefined),
   ]);
   const bwrap = helper.available ? bwrapRun : { ...bwrapRun, available: false, detail: "cannot be used without a working native helper" };
   const userNamespaces = userNamespaceHint();
@@ -52,9 +54,17 @@ function withPaths(report: LinuxCapabilityReport, bwrapPath: string | undefined,
   return { ...report, helper, bwrap, ...(ok ? {} : { level: "none", isolation: "none" }) };
 }
 
+function trustedHelper(helperPath: string): boolean {
+  return checkHostBinary(helperPath, { alsoOwnedBy: [currentUid()] }).trusted;
+}
+
 async function probeWithDiskCache(options: ProbeOptions & { cacheFile: string }): Promise<LinuxCapabilityReport> {
   const helperPath = locateHelper();
-  const bwrapPath = options.bwrapPath ?? findBwrap();
+  const resolved = resolveBwrap(options.bwrapPath);
+  // Only binaries that pass the trust check now may be named by a cached report; anything else is
+  // probed afresh (cheaply: nothing untrusted is started) and reported with its reason.
+  if (!("path" in resolved) || !helperPath || !trustedHelper(helperPath)) return probeUncached(options);
+  const bwrapPath = resolved.path;
   const key = probeCacheKey(bwrapPath, helperPath);
   if (!options.refresh) {
     const cached = await readProbeCache(options.cacheFile, key);

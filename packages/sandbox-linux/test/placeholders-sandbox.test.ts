@@ -29,7 +29,8 @@ function otherProcess(cwd: string, script: string): { child: ChildProcess; outpu
     const cwd = ${JSON.stringify(cwd)};
     const env = await createLinuxSandboxBackend().transform(
       { argv: ["/bin/sh", "-c", ${JSON.stringify(script)}], cwd, env: { PATH: "/usr/bin:/bin" } },
-      parseSandboxPolicy({ mode: "workspace-write" }), { sandboxPolicyCwd: cwd });
+      // /tmp left out: a crashed run must not leave placeholders in the shared /tmp
+      parseSandboxPolicy({ mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true }), { sandboxPolicyCwd: cwd });
     const child = spawn(env.argv[0], env.argv.slice(1), { cwd: env.cwd, env: env.env, stdio: ["ignore", "inherit", "inherit"] });
     child.on("close", async (code) => { await env.cleanup?.(); process.exitCode = code ?? 1; });`;
   const child = spawn(process.execPath, ["--input-type=module", "-e", source], { cwd, stdio: ["ignore", "pipe", "pipe"] });

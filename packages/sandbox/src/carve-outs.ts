@@ -1,22 +1,18 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { canonicalizeLoose, lstatOrUndefined } from "./paths.js";
+import { traceSymlinks } from "./paths.js";
 
 /**
- * Names that stay read-only inside every writable root when present: git metadata (hooks run
- * code on the next commit), agent configuration (`.codex/config.toml` could switch the sandbox
- * off) and shellgate's own policy directory.
+ * Names held read-only inside every writable root, whether they exist or not: git metadata (hooks
+ * and `core.fsmonitor` run code on the next `git status`), agent configuration (`.codex/config.toml`
+ * could switch the sandbox off) and shellgate's own policy directory. A missing one is held too:
+ * `git init` in a package directory would otherwise give the host's next `git status` a config
+ * the command wrote.
  */
 export const PROTECTED_METADATA_NAMES: readonly string[] = Object.freeze([".git", ".codex", ".shellgate", ".agents"]);
 
-/**
- * Names protected inside the working-directory root even when they do not exist yet, so the
- * first creation of an agent configuration cannot happen from inside the sandbox.
- */
-export const PROTECTED_WHEN_MISSING_IN_CWD: readonly string[] = Object.freeze([".codex", ".shellgate"]);
-
-/** The `gitdir:` target of a `.git` file, resolved against the file's directory; undefined when there is none. */
-export async function readGitdirPointer(gitFile: string): Promise<string | undefined> {
+/** The text after `gitdir:` in a `.git` file, as written; undefined when there is none or it cannot be read. */
+async function gitdirText(gitFile: string): Promise<string | undefined> {
   let text: string;
   try {
     text = await fs.readFile(gitFile, "utf8");
@@ -26,57 +22,38 @@ export async function readGitdirPointer(gitFile: string): Promise<string | undef
   }
   const line = text.split(/\r?\n/).find((l) => /^gitdir:/i.test(l.trim()));
   const target = line?.trim().slice("gitdir:".length).trim();
-  if (!target) return undefined;
-  return path.resolve(path.dirname(gitFile), target);
+  return target || undefined;
+}
+
+/** The `gitdir:` target of a `.git` file, resolved against the file's directory; undefined when there is none. */
+export async function readGitdirPointer(gitFile: string): Promise<string | undefined> {
+  const target = await gitdirText(gitFile);
+  return target === undefined ? undefined : path.resolve(path.dirname(gitFile), target);
+}
+
+/** `rel` below `base` without normalising `..` away, so it is resolved physically later. */
+function joinAsWritten(base: string, rel: string): string {
+  return path.isAbsolute(rel) ? rel : `${base}${path.sep}${rel}`;
 }
 
 /**
- * A linked worktree's gitdir names the shared repository in a `commondir` file; the hooks live
- * there, so it is protected too.
+ * Every protected path that follows from what sits directly inside `root`, as written (not
+ * canonicalised; the caller traces each one for symlinks): each of `PROTECTED_METADATA_NAMES`,
+ * present or not; for a `.git` file, the directory its `gitdir:` line names and, for a linked
+ * worktree, the shared repository its `commondir` names (the hooks live there). Those may lie
+ * outside `root`: the caller assigns them to whichever writable roots contain them.
  */
-async function readCommondir(gitdir: string): Promise<string | undefined> {
-  try {
-    const text = (await fs.readFile(path.join(gitdir, "commondir"), "utf8")).trim();
-    return text ? path.resolve(gitdir, text) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Every path that must stay read-only because of what sits directly inside `root`.
- * The in-root path is always listed as written (so a symlink cannot be swapped for another);
- * symlink targets, `gitdir:` targets and worktree common dirs are added canonicalised, and may
- * lie outside `root` — the caller assigns them to whichever writable roots contain them.
- */
-export async function metadataCarveOuts(root: string, isCwd: boolean): Promise<string[]> {
-  const found: string[] = [];
-  for (const name of PROTECTED_METADATA_NAMES) {
-    const candidate = path.join(root, name);
-    let stat;
-    try {
-      stat = await lstatOrUndefined(candidate);
-    } catch {
-      // Cannot tell whether it exists (EACCES, ELOOP...): protecting a phantom path costs nothing.
-      found.push(candidate);
-      continue;
-    }
-    if (!stat) {
-      if (isCwd && PROTECTED_WHEN_MISSING_IN_CWD.includes(name)) found.push(candidate);
-      continue;
-    }
-    found.push(candidate);
-    const resolved = stat.isSymbolicLink() ? await canonicalizeLoose(candidate) : candidate;
-    if (resolved !== candidate) found.push(resolved);
-    if (name !== ".git") continue;
-    const isFile = await fs.stat(resolved).then((s) => s.isFile(), () => false);
-    if (!isFile) continue;
-    const gitdir = await readGitdirPointer(resolved);
-    if (!gitdir) continue;
-    const realGitdir = await canonicalizeLoose(gitdir);
-    found.push(realGitdir);
-    const common = await readCommondir(realGitdir);
-    if (common) found.push(await canonicalizeLoose(common));
-  }
+export async function metadataCarveOuts(root: string): Promise<string[]> {
+  const found = PROTECTED_METADATA_NAMES.map((name) => path.join(root, name));
+  const gitFile = path.join(root, ".git");
+  const isFile = await fs.lstat(gitFile).then((s) => s.isFile(), () => false);
+  if (!isFile) return found;
+  const target = await gitdirText(gitFile);
+  if (target === undefined) return found;
+  const gitdir = joinAsWritten(root, target);
+  found.push(gitdir);
+  const realGitdir = (await traceSymlinks(gitdir)).real;
+  const common = await fs.readFile(path.join(realGitdir, "commondir"), "utf8").then((t) => t.trim(), () => "");
+  if (common) found.push(joinAsWritten(realGitdir, common));
   return found;
 }

@@ -5,7 +5,8 @@ export type SandboxErrorCode =
   | "SANDBOX_INVALID_COMMAND"
   | "SANDBOX_UNAVAILABLE"
   | "SANDBOX_BACKEND_CONFLICT"
-  | "SANDBOX_TRANSFORM_FAILED";
+  | "SANDBOX_TRANSFORM_FAILED"
+  | "SANDBOX_UNPINNABLE_PATH";
 
 /** Base class of every error thrown by @shellgate/sandbox and its backends. */
 export class SandboxError extends Error {
@@ -34,6 +35,33 @@ export class InvalidSandboxPathError extends SandboxError {
     super("SANDBOX_INVALID_PATH", `${field}: ${JSON.stringify(path)} ${message}`);
     this.field = field;
     this.path = path;
+  }
+}
+
+/**
+ * A protected path (git metadata, agent configuration, a rules file, a policy cache) is reached
+ * through a symlink that sits in a writable directory. A sandboxed command could replace the link
+ * and point the path at files it wrote, and no sandbox can hold a symlink itself in place, so the
+ * run is refused rather than started with the path unprotected.
+ */
+export class UnpinnableProtectedPathError extends SandboxError {
+  /** The protected path, as it was named (e.g. `/home/me/project/.git`). */
+  readonly path: string;
+  /** The symlink on the way to it that could be replaced. */
+  readonly link: string;
+  /** The writable directory that holds the link. */
+  readonly directory: string;
+  constructor(protectedPath: string, link: string, directory: string) {
+    const via = link === protectedPath ? "is a symlink" : `is reached through the symlink ${JSON.stringify(link)}`;
+    super(
+      "SANDBOX_UNPINNABLE_PATH",
+      `the protected path ${JSON.stringify(protectedPath)} ${via}, which lies in the writable directory ${JSON.stringify(directory)}: ` +
+        "a sandboxed command could replace the link and redirect the path, and a symlink cannot be held in place, so the command was not run. " +
+        "Replace the symlink with the directory or file it points to, or keep the directory that holds it out of the writable roots.",
+    );
+    this.path = protectedPath;
+    this.link = link;
+    this.directory = directory;
   }
 }
 

@@ -3,7 +3,7 @@ export * from "./policy.js";
 export * from "./backend.js";
 export { CommandSpecSchema, parseCommandSpec } from "./command-spec.js";
 export { computeWritableRoots, type WritableRoot, type WritableRootsOptions } from "./writable-roots.js";
-export { PROTECTED_METADATA_NAMES, PROTECTED_WHEN_MISSING_IN_CWD, readGitdirPointer } from "./carve-outs.js";
+export { PROTECTED_METADATA_NAMES, readGitdirPointer } from "./carve-outs.js";
 export { SandboxManager, type BackendReport, type SandboxManagerOptions } from "./manager.js";
 export {
   isLikelySandboxDenied,

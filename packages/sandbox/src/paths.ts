@@ -15,24 +15,6 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
-/**
- * Canonicalise a path that may not exist yet: the longest existing prefix is resolved with
- * `realpath` (so symlinks and `/var` → `/private/var` style aliases disappear) and the missing
- * tail is appended as written (likewise below a component that cannot be resolved). Carve-outs for paths that do not exist yet must still point at
- * the place the kernel will see when something tries to create them.
- */
-export async function canonicalizeLoose(p: string): Promise<string> {
-  const absolute = path.resolve(p);
-  try {
-    return await fs.realpath(absolute);
-  } catch {
-    // Missing, unreadable or looping: resolve what can be resolved and keep the rest as written.
-    const parent = path.dirname(absolute);
-    if (parent === absolute) return absolute;
-    return path.join(await canonicalizeLoose(parent), path.basename(absolute));
-  }
-}
-
 /** `lstat` that answers `undefined` for a missing path instead of throwing. */
 export async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | undefined> {
   try {
@@ -63,4 +45,86 @@ export function outermostPaths(paths: Iterable<string>): string[] {
     if (!kept.some((k) => isPathWithin(p, k))) kept.push(p);
   }
   return kept;
+}
+
+/** Where a path leads once every symlink on the way is followed, and the symlinks met on the way. */
+export interface TracedPath {
+  /** The physical path: symlinks followed, `..` taken physically, a missing tail appended as written. */
+  real: string;
+  /** Every symlink met, as the path of the link itself (in its real parent directory), in order. */
+  links: string[];
+}
+
+/** `lstat` results shared by the traces of one computation (the paths share most of their components). */
+export type LstatCache = Map<string, Promise<import("node:fs").Stats | undefined>>;
+
+/** `lstat` through `cache`; undefined for a path that cannot be examined. */
+function cachedLstat(p: string, cache: LstatCache | undefined): Promise<import("node:fs").Stats | undefined> {
+  const known = cache?.get(p);
+  if (known) return known;
+  const pending = fs.lstat(p).catch(() => undefined);
+  cache?.set(p, pending);
+  return pending;
+}
+
+/** Symlinks followed before giving up, as the kernel's own limit. */
+const MAX_LINKS = 40;
+
+/**
+ * Resolve `p` the way the kernel will when something opens it, recording each symlink on the way.
+ * Unlike `realpath`, it works for paths that do not exist yet (the missing tail is kept as written)
+ * and it reports the links: a protected path reached through a link that sits in a writable
+ * directory can be re-pointed by a sandboxed command, so the caller must know about every one.
+ * `p` is taken as written: `a/link/..` is the parent of the link's target, not `a`.
+ */
+export async function traceSymlinks(p: string, cache?: LstatCache): Promise<TracedPath> {
+  const { root } = path.parse(p);
+  if (!root) throw new Error(`traceSymlinks needs an absolute path, got ${JSON.stringify(p)}`);
+  const links: string[] = [];
+  const pending = p.slice(root.length).split(/[\\/]+/).filter(Boolean);
+  let current = root;
+  let missing = false;
+  while (pending.length > 0) {
+    const part = pending.shift() as string;
+    if (part === ".") continue;
+    if (part === "..") {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, part);
+    if (missing) {
+      current = next;
+      continue;
+    }
+    const stat = await cachedLstat(next, cache);
+    if (!stat) {
+      // Missing or unreadable: nothing below can be followed, keep the rest as written.
+      missing = true;
+      current = next;
+      continue;
+    }
+    if (!stat.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    links.push(next);
+    if (links.length > MAX_LINKS) {
+      missing = true;
+      current = next;
+      continue;
+    }
+    let target: string;
+    try {
+      target = await fs.readlink(next);
+    } catch {
+      // Replaced between lstat and readlink: treat it as the missing path it now may be.
+      missing = true;
+      current = next;
+      continue;
+    }
+    const targetRoot = path.parse(target).root;
+    if (targetRoot) current = targetRoot;
+    pending.unshift(...target.slice(targetRoot.length).split(/[\\/]+/).filter(Boolean));
+  }
+  return { real: current, links };
 }

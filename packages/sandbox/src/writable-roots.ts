@@ -1,17 +1,29 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { InvalidSandboxPathError, InvalidSandboxPolicyError } from "./errors.js";
+import { InvalidSandboxPathError, InvalidSandboxPolicyError, UnpinnableProtectedPathError } from "./errors.js";
 import { SandboxPolicySchema, type SandboxPolicy } from "./policy.js";
 import { metadataCarveOuts } from "./carve-outs.js";
 import { firstZodIssue } from "./zod-issues.js";
-import { canonicalizeLoose, isPathWithin, outermostPaths, realDirectoryOrUndefined } from "./paths.js";
+import { isPathWithin, outermostPaths, realDirectoryOrUndefined, traceSymlinks, type LstatCache } from "./paths.js";
 
 /** A directory the sandboxed command may write to, minus the subpaths that stay read-only. */
 export interface WritableRoot {
   /** Canonical absolute path (symlinks resolved). */
   root: string;
-  /** Canonical absolute paths inside `root` that must stay read-only; sorted, none nested in another. */
+  /**
+   * Canonical absolute paths inside `root` that must stay read-only; sorted, none nested in another.
+   * `[root]` when a protected path contains the root itself (the root is then fully read-only).
+   */
   readOnlySubpaths: string[];
+  /**
+   * Directories strictly between this root and a read-only subpath or a writable root nested in it
+   * (this root being the innermost one that contains them); sorted. They stay writable, but must not
+   * be renamed or removed during the run: renaming `.config` would swap `.config/shellgate/rules`
+   * for a copy the command wrote, renaming the directory that holds a nested workspace would let a
+   * symlink take the workspace's name. Some may not exist yet (below the first missing component of
+   * a protected path); nothing can be created there while that component is held.
+   */
+  pinnedAncestors: string[];
 }
 
 /** What `computeWritableRoots` needs besides the policy. */
@@ -59,7 +71,7 @@ async function requireDirectory(field: string, p: unknown): Promise<string> {
   return real;
 }
 
-/** Candidate roots in priority order; the cwd is first so it is recognisable for carve-outs. */
+/** Candidate roots in priority order, the cwd first. */
 async function candidateRoots(
   policy: Extract<SandboxPolicy, { mode: "workspace-write" }>,
   options: WritableRootsOptions,
@@ -83,22 +95,32 @@ async function candidateRoots(
   return { cwd, roots };
 }
 
+/** Refuse `given` when a symlink on its way sits in a directory the sandboxed command can write. */
+function checkLinks(given: string, links: readonly string[], isWritableDir: (dir: string) => boolean): void {
+  for (const link of links) {
+    const dir = path.dirname(link);
+    if (isWritableDir(dir)) throw new UnpinnableProtectedPathError(given, link, dir);
+  }
+}
+
 /**
- * The directories a `workspace-write` command may write to, each with its read-only carve-outs.
+ * The directories a `workspace-write` command may write to, each with its read-only carve-outs and
+ * the directories that must not be renamed.
  *
  * Roots: the cwd, the configured `writableRoots`, `$TMPDIR` (from `options.env`, unless
  * `excludeTmpdirEnvVar`) and `/tmp` (unless `excludeSlashTmp`; only if it is a directory),
- * canonicalised with `realpath`. A root equal to or nested inside another is folded into the
- * outer one; the carve-outs it contributes are kept. Carve-outs: `.git` (and the `gitdir:` a `.git`
- * file points to), `.codex`, `.shellgate`, `.agents` when present; `.codex` and `.shellgate` in
- * the cwd even when missing; every `protectedPaths` entry that lies inside a root. A carve-out
- * always wins over a root nested inside it.
+ * canonicalised with `realpath` and de-duplicated. A root nested inside another stays a root of
+ * its own (a backend makes each root its own mount, which cannot be renamed away). Carve-outs:
+ * `.git`, `.codex`, `.shellgate`, `.agents` in every root, present or not; the `gitdir:` (and a
+ * worktree's `commondir`) a `.git` file points to; every `protectedPaths` entry. Each is traced
+ * through its symlinks; a carve-out always wins over a root nested inside it.
  *
  * `read-only`, `danger-full-access` and `external-sandbox` have no writable roots and yield `[]`
  * (for `danger-full-access` and `external-sandbox` nothing is enforced at all).
  *
  * @throws InvalidSandboxPathError for a relative, missing or non-directory root or cwd, or a relative protected path (the field is named, e.g. `writableRoots.1`).
  * @throws InvalidSandboxPolicyError when the policy object itself is malformed.
+ * @throws UnpinnableProtectedPathError when a protected path is, or is reached through, a symlink in a writable directory.
  */
 export async function computeWritableRoots(
   policy: SandboxPolicy,
@@ -106,29 +128,36 @@ export async function computeWritableRoots(
 ): Promise<WritableRoot[]> {
   const valid = validatePolicy(policy);
   if (valid.mode !== "workspace-write") return [];
-  const protectedPaths = await Promise.all(
-    (options.protectedPaths ?? []).map(async (p, i) => {
-      if (typeof p !== "string" || !path.isAbsolute(p)) {
-        throw new InvalidSandboxPathError(`protectedPaths.${i}`, String(p), "must be an absolute path");
-      }
-      // Both the target and the name it was loaded through: a symlinked policy directory must
-      // not be re-pointed at other rules for the next load.
-      const asNamed = path.join(await canonicalizeLoose(path.dirname(p)), path.basename(p));
-      return [asNamed, await canonicalizeLoose(p)];
-    }),
-  );
-  const { cwd, roots } = await candidateRoots(valid, options);
+  const given = (options.protectedPaths ?? []).map((p, i) => {
+    if (typeof p !== "string" || !path.isAbsolute(p)) {
+      throw new InvalidSandboxPathError(`protectedPaths.${i}`, String(p), "must be an absolute path");
+    }
+    return p;
+  });
+  const { roots } = await candidateRoots(valid, options);
   const unique = [...new Set(roots)];
-  const carveOuts = new Set<string>(protectedPaths.flat());
-  const found = await Promise.all(unique.map((root) => metadataCarveOuts(root, root === cwd)));
-  for (const p of found.flat()) carveOuts.add(p);
-  const outer = outermostPaths(unique);
-  // Keep the order in which roots were configured (cwd first), an outer root taking the place of
-  // the first root it absorbed.
-  const position = (r: string) => unique.findIndex((u) => isPathWithin(u, r));
-  outer.sort((a, b) => position(a) - position(b));
-  return outer.map((root) => ({
+  const named = [...given, ...(await Promise.all(unique.map((root) => metadataCarveOuts(root)))).flat()];
+  const cache: LstatCache = new Map();
+  const traced = await Promise.all(named.map(async (p) => ({ given: p, ...(await traceSymlinks(p, cache)) })));
+  const carveOuts = outermostPaths(traced.map((t) => t.real));
+  const isReadOnly = (p: string) => carveOuts.some((c) => isPathWithin(p, c));
+  const isWritableDir = (dir: string) => unique.some((r) => isPathWithin(dir, r)) && !isReadOnly(dir);
+  for (const t of traced) checkLinks(t.given, t.links, isWritableDir);
+
+  /** The innermost root that contains `p` and is not `p` itself. */
+  const enclosingRoot = (p: string) =>
+    unique.filter((r) => r !== p && isPathWithin(p, r)).sort((a, b) => b.length - a.length)[0];
+  const pinned = new Map<string, Set<string>>(unique.map((r) => [r, new Set<string>()]));
+  for (const target of [...carveOuts, ...unique]) {
+    const outer = enclosingRoot(target);
+    if (!outer) continue;
+    for (let dir = path.dirname(target); dir !== outer && isPathWithin(dir, outer); dir = path.dirname(dir)) {
+      if (!isReadOnly(dir) && !unique.includes(dir)) pinned.get(outer)?.add(dir);
+    }
+  }
+  return unique.map((root) => ({
     root,
-    readOnlySubpaths: outermostPaths([...carveOuts].filter((p) => isPathWithin(p, root))),
+    readOnlySubpaths: isReadOnly(root) ? [root] : carveOuts.filter((p) => isPathWithin(p, root)),
+    pinnedAncestors: [...(pinned.get(root) ?? [])].sort(),
   }));
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { canonicalizeLoose, isPathWithin, outermostPaths } from "../src/paths.js";
+import { isPathWithin, outermostPaths, traceSymlinks } from "../src/paths.js";
 import { layout, tempDir } from "./helpers.js";
 
 describe("isPathWithin", () => {
@@ -25,18 +25,32 @@ describe("outermostPaths", () => {
   });
 });
 
-describe("canonicalizeLoose", () => {
-  it("resolves the existing prefix through symlinks and keeps the missing tail", async () => {
+describe("traceSymlinks", () => {
+  it("resolves through symlinks, keeps a missing tail as written and reports each link met", async () => {
     const base = await tempDir();
-    await layout(base, { "real/": "" });
+    await layout(base, { "real/sub/": "" });
     await fs.symlink(path.join(base, "real"), path.join(base, "link"));
-    expect(await canonicalizeLoose(path.join(base, "link"))).toBe(path.join(base, "real"));
-    expect(await canonicalizeLoose(path.join(base, "link", "not", "yet"))).toBe(path.join(base, "real", "not", "yet"));
+    await fs.symlink("real/sub", path.join(base, "rel-link"));
+    expect(await traceSymlinks(path.join(base, "link", "not", "yet"))).toEqual({
+      real: path.join(base, "real", "not", "yet"),
+      links: [path.join(base, "link")],
+    });
+    expect(await traceSymlinks(path.join(base, "rel-link"))).toEqual({ real: path.join(base, "real", "sub"), links: [path.join(base, "rel-link")] });
+    expect(await traceSymlinks(path.join(base, "real"))).toEqual({ real: path.join(base, "real"), links: [] });
+  });
+
+  it("takes `..` after a symlink physically, as the kernel does", async () => {
+    const base = await tempDir();
+    await layout(base, { "a/b/": "", "c/": "" });
+    await fs.symlink(path.join(base, "a", "b"), path.join(base, "c", "to-b"));
+    expect((await traceSymlinks(`${base}/c/to-b/../x`)).real).toBe(path.join(base, "a", "x"));
   });
 
   it("survives a symlink loop", async () => {
     const base = await tempDir();
     await fs.symlink(path.join(base, "loop"), path.join(base, "loop"));
-    expect(await canonicalizeLoose(path.join(base, "loop"))).toBe(path.join(base, "loop"));
+    const traced = await traceSymlinks(path.join(base, "loop"));
+    expect(traced.real).toBe(path.join(base, "loop"));
+    expect(traced.links[0]).toBe(path.join(base, "loop"));
   });
 });

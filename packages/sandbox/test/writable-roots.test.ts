@@ -6,6 +6,8 @@ import {
   InvalidSandboxPathError,
   InvalidSandboxPolicyError,
   parseSandboxPolicy,
+  PROTECTED_METADATA_NAMES,
+  UnpinnableProtectedPathError,
   type SandboxPolicy,
 } from "../src/index.js";
 import { layout, tempDir, workspaceWrite } from "./helpers.js";
@@ -23,11 +25,23 @@ async function pathError(promise: Promise<unknown>): Promise<InvalidSandboxPathE
   return error as InvalidSandboxPathError;
 }
 
+async function unpinnable(promise: Promise<unknown>): Promise<UnpinnableProtectedPathError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UnpinnableProtectedPathError);
+  return error as UnpinnableProtectedPathError;
+}
+
+/** The protected names every root holds, present or not, sorted as the result lists them. */
+const held = (root: string, ...extra: string[]) => [...PROTECTED_METADATA_NAMES, ...extra].sort().map((n) => path.join(root, n));
+
 describe("computeWritableRoots: roots", () => {
-  it("protects .codex and .shellgate in the cwd even when they do not exist", async () => {
+  it("holds .git, .codex, .shellgate and .agents in the cwd even when they do not exist", async () => {
     const cwd = await tempDir();
     expect(await computeWritableRoots(workspaceWrite(), { cwd, env: noEnv })).toEqual([
-      { root: cwd, readOnlySubpaths: [path.join(cwd, ".codex"), path.join(cwd, ".shellgate")] },
+      { root: cwd, readOnlySubpaths: held(cwd), pinnedAncestors: [] },
     ]);
   });
 
@@ -47,7 +61,7 @@ describe("computeWritableRoots: roots", () => {
       env: noEnv,
     });
     expect(roots.map((r) => r.root)).toEqual([path.join(base, "real-cwd"), path.join(base, "real-root")]);
-    expect(roots[0]?.readOnlySubpaths).toEqual([path.join(base, "real-cwd", ".codex"), path.join(base, "real-cwd", ".shellgate")]);
+    expect(roots[0]?.readOnlySubpaths).toEqual(held(path.join(base, "real-cwd")));
   });
 
   it("de-duplicates roots that canonicalise to the same directory", async () => {
@@ -63,38 +77,38 @@ describe("computeWritableRoots: roots", () => {
     expect(roots[0]?.root).toBe(ws);
   });
 
-  it("folds a nested root into its parent but keeps the nested root's carve-outs", async () => {
+  it("keeps a nested root as a root of its own and pins the directories between it and the outer root", async () => {
     const cwd = await tempDir();
     await layout(cwd, { "sub/project/.git/HEAD": "ref: refs/heads/main\n" });
-    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [path.join(cwd, "sub", "project")] }), {
-      cwd,
-      env: noEnv,
-    });
+    const project = path.join(cwd, "sub", "project");
+    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [project] }), { cwd, env: noEnv });
     expect(roots).toEqual([
-      {
-        root: cwd,
-        readOnlySubpaths: [path.join(cwd, ".codex"), path.join(cwd, ".shellgate"), path.join(cwd, "sub", "project", ".git")],
-      },
+      // The outer root lists the nested root's carve-outs too: they lie inside it as well.
+      { root: cwd, readOnlySubpaths: [...held(cwd), ...held(project)], pinnedAncestors: [path.join(cwd, "sub")] },
+      { root: project, readOnlySubpaths: held(project), pinnedAncestors: [] },
     ]);
   });
 
-  it("keeps the cwd's missing-config carve-outs when the cwd is nested inside a configured root", async () => {
+  it("keeps the cwd a root of its own when it is nested inside a configured root (a workspace in the temp dir)", async () => {
     const outer = await tempDir();
-    await layout(outer, { "ws/": "" });
-    const cwd = path.join(outer, "ws");
+    await layout(outer, { "a/b/ws/": "" });
+    const cwd = path.join(outer, "a", "b", "ws");
     const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [outer] }), { cwd, env: noEnv });
-    expect(roots).toEqual([{ root: outer, readOnlySubpaths: [path.join(cwd, ".codex"), path.join(cwd, ".shellgate")] }]);
+    expect(roots).toEqual([
+      { root: cwd, readOnlySubpaths: held(cwd), pinnedAncestors: [] },
+      { root: outer, readOnlySubpaths: [...held(outer), ...held(cwd)], pinnedAncestors: [path.join(outer, "a"), path.join(outer, "a", "b")] },
+    ]);
   });
 
-  it("lets a carve-out win over a configured root nested inside it", async () => {
+  it("lets a carve-out win over a configured root nested inside it: that root is wholly read-only", async () => {
     const cwd = await tempDir();
     await layout(cwd, { ".git/hooks/": "" });
-    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [path.join(cwd, ".git", "hooks")] }), {
-      cwd,
-      env: noEnv,
-    });
-    expect(roots).toHaveLength(1);
-    expect(roots[0]?.readOnlySubpaths).toContain(path.join(cwd, ".git"));
+    const hooks = path.join(cwd, ".git", "hooks");
+    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [hooks] }), { cwd, env: noEnv });
+    expect(roots).toEqual([
+      { root: cwd, readOnlySubpaths: held(cwd), pinnedAncestors: [] },
+      { root: hooks, readOnlySubpaths: [hooks], pinnedAncestors: [] },
+    ]);
   });
 
   it("adds $TMPDIR from the passed env unless excludeTmpdirEnvVar", async () => {
@@ -102,7 +116,7 @@ describe("computeWritableRoots: roots", () => {
     const env = { TMPDIR: tmp };
     const withTmp = await computeWritableRoots(workspaceWrite({ excludeTmpdirEnvVar: false }), { cwd, env });
     expect(withTmp.map((r) => r.root)).toEqual([cwd, tmp]);
-    expect(withTmp[1]?.readOnlySubpaths).toEqual([]);
+    expect(withTmp[1]?.readOnlySubpaths).toEqual(held(tmp));
     const without = await computeWritableRoots(workspaceWrite({ excludeTmpdirEnvVar: true }), { cwd, env });
     expect(without.map((r) => r.root)).toEqual([cwd]);
   });
@@ -126,18 +140,18 @@ describe("computeWritableRoots: roots", () => {
     expect(roots.map((r) => r.root)).toEqual([cwd, path.join(base, "real")]);
   });
 
-
   it.skipIf(!slashTmpIsDir)("adds /tmp (canonical) unless excludeSlashTmp — skipped where /tmp is not a directory", async () => {
     const cwd = await tempDir();
     const tmp = slashTmp as string;
     const withTmp = await computeWritableRoots(workspaceWrite({ excludeSlashTmp: false }), { cwd, env: noEnv });
     const withoutTmp = await computeWritableRoots(workspaceWrite({ excludeSlashTmp: true }), { cwd, env: noEnv });
     expect(withoutTmp.map((r) => r.root)).toEqual([cwd]);
+    expect(withTmp.map((r) => r.root)).toEqual([cwd, tmp]);
     if (cwd.startsWith(`${tmp}/`)) {
-      // The temp workspace lives under /tmp: it is folded into /tmp, its carve-outs survive.
-      expect(withTmp).toEqual([{ root: tmp, readOnlySubpaths: [path.join(cwd, ".codex"), path.join(cwd, ".shellgate")] }]);
-    } else {
-      expect(withTmp.map((r) => r.root)).toEqual([cwd, tmp]);
+      // The temp workspace lives under /tmp: it stays its own root, /tmp pins the directories between.
+      const between: string[] = [];
+      for (let d = path.dirname(cwd); d !== tmp; d = path.dirname(d)) between.unshift(d);
+      expect(withTmp[1]?.pinnedAncestors).toEqual(between);
     }
   });
 
@@ -157,20 +171,14 @@ describe("computeWritableRoots: roots", () => {
 });
 
 describe("computeWritableRoots: carve-outs", () => {
-  it("protects .git, .codex, .shellgate and .agents when present in any root", async () => {
-    const [cwd, other] = [await tempDir(), await tempDir()];
+  it("holds .git, .codex, .shellgate and .agents in every root, present or not", async () => {
+    const [cwd, other, empty] = [await tempDir(), await tempDir(), await tempDir()];
     await layout(other, { ".git/config": "", ".codex/config.toml": "", ".agents/": "", ".shellgate/rules/a.rules": "", "src/": "" });
-    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [other] }), { cwd, env: noEnv });
-    expect(roots[1]).toEqual({
-      root: other,
-      readOnlySubpaths: [".agents", ".codex", ".git", ".shellgate"].map((n) => path.join(other, n)),
-    });
-  });
-
-  it("does not invent missing .codex/.shellgate outside the cwd", async () => {
-    const [cwd, other] = [await tempDir(), await tempDir()];
-    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [other] }), { cwd, env: noEnv });
-    expect(roots[1]).toEqual({ root: other, readOnlySubpaths: [] });
+    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [other, empty] }), { cwd, env: noEnv });
+    expect(roots.slice(1)).toEqual([
+      { root: other, readOnlySubpaths: held(other), pinnedAncestors: [] },
+      { root: empty, readOnlySubpaths: held(empty), pinnedAncestors: [] },
+    ]);
   });
 
   it("protects a .git file and the gitdir it points to, resolved relative to the file", async () => {
@@ -182,18 +190,18 @@ describe("computeWritableRoots: carve-outs", () => {
     await fs.writeFile(path.join(cwd, ".git"), `gitdir: ${relative}\n`);
     const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [store] }), { cwd, env: noEnv });
     expect(roots).toEqual([
-      { root: cwd, readOnlySubpaths: [".codex", ".git", ".shellgate"].map((n) => path.join(cwd, n)) },
+      { root: cwd, readOnlySubpaths: held(cwd), pinnedAncestors: [] },
       // The worktree's gitdir lies inside the common dir, which is protected as a whole.
-      { root: store, readOnlySubpaths: [path.join(store, "repo.git")] },
+      { root: store, readOnlySubpaths: held(store, "repo.git"), pinnedAncestors: [] },
     ]);
   });
 
-  it("protects the gitdir target of a .git file even without a commondir", async () => {
+  it("protects the gitdir target of a .git file even without a commondir, pinning the directories above it", async () => {
     const [cwd, store] = [await tempDir(), await tempDir()];
     await layout(store, { "modules/lib/HEAD": "" });
     await fs.writeFile(path.join(cwd, ".git"), `gitdir: ${path.join(store, "modules", "lib")}\n`);
     const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [store] }), { cwd, env: noEnv });
-    expect(roots[1]).toEqual({ root: store, readOnlySubpaths: [path.join(store, "modules", "lib")] });
+    expect(roots[1]).toEqual({ root: store, readOnlySubpaths: held(store, "modules/lib"), pinnedAncestors: [path.join(store, "modules")] });
   });
 
   it("does not list a gitdir that lies outside every writable root (it is read-only already)", async () => {
@@ -201,7 +209,7 @@ describe("computeWritableRoots: carve-outs", () => {
     await layout(elsewhere, { "gitdir/HEAD": "" });
     await fs.writeFile(path.join(cwd, ".git"), `gitdir: ${path.join(elsewhere, "gitdir")}\n`);
     const roots = await computeWritableRoots(workspaceWrite(), { cwd, env: noEnv });
-    expect(roots).toEqual([{ root: cwd, readOnlySubpaths: [".codex", ".git", ".shellgate"].map((n) => path.join(cwd, n)) }]);
+    expect(roots).toEqual([{ root: cwd, readOnlySubpaths: held(cwd), pinnedAncestors: [] }]);
   });
 
   it("still protects a .git file without a usable gitdir line", async () => {
@@ -211,30 +219,34 @@ describe("computeWritableRoots: carve-outs", () => {
     expect(roots[0]?.readOnlySubpaths).toContain(path.join(cwd, ".git"));
   });
 
-  it("protects both a symlinked .git and its target", async () => {
-    const cwd = await tempDir();
-    await layout(cwd, { "real-git/HEAD": "" });
-    await fs.symlink(path.join(cwd, "real-git"), path.join(cwd, ".git"));
-    const roots = await computeWritableRoots(workspaceWrite(), { cwd, env: noEnv });
-    expect(roots[0]?.readOnlySubpaths).toEqual([".codex", ".git", ".shellgate", "real-git"].map((n) => path.join(cwd, n)));
-  });
-
-  it("protects policy directories inside a root, canonicalised, and ignores those outside", async () => {
+  it("protects policy paths inside a root (also missing ones) and pins every directory above them", async () => {
     const [cwd, outside] = [await tempDir(), await tempDir()];
-    await layout(cwd, { "policies/base.rules": "", "nested/deeper/": "" });
-    await fs.symlink(path.join(cwd, "policies"), path.join(cwd, "policy-link"));
+    await layout(cwd, { ".config/shellgate/rules/base.rules": "", "nested/deeper/": "" });
     const roots = await computeWritableRoots(workspaceWrite(), {
       cwd,
       env: noEnv,
-      protectedPaths: [path.join(cwd, "policy-link"), outside, path.join(cwd, "nested", "deeper", "not-yet")],
+      protectedPaths: [path.join(cwd, ".config", "shellgate", "rules", "base.rules"), outside, path.join(cwd, "nested", "deeper", "not-yet", "file")],
     });
     expect(roots).toEqual([
       {
         root: cwd,
-        // The symlink is protected as well as its target, so it cannot be re-pointed.
-        readOnlySubpaths: [".codex", ".shellgate", "nested/deeper/not-yet", "policies", "policy-link"].map((n) => path.join(cwd, n)),
+        readOnlySubpaths: held(cwd, ".config/shellgate/rules/base.rules", "nested/deeper/not-yet/file"),
+        // `not-yet` does not exist: listed all the same, the backend holds the first missing component.
+        pinnedAncestors: [".config", ".config/shellgate", ".config/shellgate/rules", "nested", "nested/deeper", "nested/deeper/not-yet"].map((n) =>
+          path.join(cwd, n),
+        ),
       },
     ]);
+  });
+
+  it("follows a symlink that lies outside every writable root and protects its target", async () => {
+    const [cwd, outside] = [await tempDir(), await tempDir()];
+    await layout(cwd, { "policies/base.rules": "" });
+    // The link lives in a directory the sandbox cannot write: it cannot be re-pointed.
+    await fs.symlink(path.join(cwd, "policies"), path.join(outside, "policy-link"));
+    const roots = await computeWritableRoots(workspaceWrite(), { cwd, env: noEnv, protectedPaths: [path.join(outside, "policy-link", "base.rules")] });
+    expect(roots[0]?.readOnlySubpaths).toContain(path.join(cwd, "policies", "base.rules"));
+    expect(roots[0]?.pinnedAncestors).toEqual([path.join(cwd, "policies")]);
   });
 
   it("drops carve-outs nested inside another carve-out", async () => {
@@ -245,13 +257,64 @@ describe("computeWritableRoots: carve-outs", () => {
       env: noEnv,
       protectedPaths: [path.join(cwd, ".shellgate", "rules")],
     });
-    expect(roots[0]?.readOnlySubpaths).toEqual([path.join(cwd, ".codex"), path.join(cwd, ".shellgate")]);
+    expect(roots[0]?.readOnlySubpaths).toEqual(held(cwd));
+    expect(roots[0]?.pinnedAncestors).toEqual([]);
   });
 
   it("makes a whole root read-only when a protected path is the root itself", async () => {
     const cwd = await tempDir();
     const roots = await computeWritableRoots(workspaceWrite(), { cwd, env: noEnv, protectedPaths: [cwd] });
-    expect(roots).toEqual([{ root: cwd, readOnlySubpaths: [cwd] }]);
+    expect(roots).toEqual([{ root: cwd, readOnlySubpaths: [cwd], pinnedAncestors: [] }]);
+  });
+});
+
+describe("computeWritableRoots: symlinked protected paths are refused", () => {
+  it("refuses a symlinked .git in a writable root, naming the path and what to do", async () => {
+    const cwd = await tempDir();
+    await layout(cwd, { "real-git/HEAD": "" });
+    await fs.symlink(path.join(cwd, "real-git"), path.join(cwd, ".git"));
+    const error = await unpinnable(computeWritableRoots(workspaceWrite(), { cwd, env: noEnv }));
+    expect(error.code).toBe("SANDBOX_UNPINNABLE_PATH");
+    expect(error.path).toBe(path.join(cwd, ".git"));
+    expect(error.link).toBe(path.join(cwd, ".git"));
+    expect(error.directory).toBe(cwd);
+    expect(error.message).toContain("is a symlink");
+    expect(error.message).toMatch(/Replace the symlink/);
+  });
+
+  it("refuses a symlinked .shellgate in a nested root, and a dangling one", async () => {
+    const [cwd, other] = [await tempDir(), await tempDir()];
+    await fs.symlink(path.join(other, "nowhere"), path.join(other, ".shellgate"));
+    const error = await unpinnable(computeWritableRoots(workspaceWrite({ writableRoots: [other] }), { cwd, env: noEnv }));
+    expect(error.path).toBe(path.join(other, ".shellgate"));
+  });
+
+  it("refuses a protected path reached through a symlinked parent inside a writable root", async () => {
+    const cwd = await tempDir();
+    await layout(cwd, { "real-config/shellgate/rules/": "" });
+    await fs.symlink(path.join(cwd, "real-config"), path.join(cwd, ".config"));
+    const rules = path.join(cwd, ".config", "shellgate", "rules");
+    const error = await unpinnable(computeWritableRoots(workspaceWrite(), { cwd, env: noEnv, protectedPaths: [rules] }));
+    expect(error.path).toBe(rules);
+    expect(error.link).toBe(path.join(cwd, ".config"));
+    expect(error.message).toContain("is reached through the symlink");
+  });
+
+  it("refuses a .git file whose gitdir goes through a symlink in a writable root", async () => {
+    const cwd = await tempDir();
+    await layout(cwd, { "store/modules/lib/HEAD": "" });
+    await fs.symlink(path.join(cwd, "store"), path.join(cwd, "store-link"));
+    await fs.writeFile(path.join(cwd, ".git"), "gitdir: store-link/modules/lib\n");
+    const error = await unpinnable(computeWritableRoots(workspaceWrite(), { cwd, env: noEnv }));
+    expect(error.link).toBe(path.join(cwd, "store-link"));
+  });
+
+  it("accepts a symlink inside a read-only carve-out: nothing in the sandbox can replace it", async () => {
+    const cwd = await tempDir();
+    await layout(cwd, { ".git/real-hooks/": "", "rules/": "" });
+    await fs.symlink(path.join(cwd, ".git", "real-hooks"), path.join(cwd, ".git", "hooks"));
+    const roots = await computeWritableRoots(workspaceWrite(), { cwd, env: noEnv, protectedPaths: [path.join(cwd, ".git", "hooks")] });
+    expect(roots[0]?.readOnlySubpaths).toEqual(held(cwd));
   });
 });
 

@@ -1,0 +1,75 @@
+import type { MountPlan } from "./mount-plan.js";
+
+/** Default size cap of the private `/tmp` (a tmpfs, so host memory): 1 GiB. */
+export const DEFAULT_PRIVATE_TMP_SIZE_BYTES = 1024 ** 3;
+
+/**
+ * Entries of a fresh `/proc` that root can write and that act on the whole machine, not the
+ * sandbox: sysctls (`kernel.core_pattern` names a program the kernel runs as host root on the next
+ * crash; `fs/binfmt_misc` lives below `sys`), the SysRq trigger, IRQ affinity, bus and SCSI device
+ * control, MTRRs, ACPI wakeup, filesystem and driver knobs, pressure-stall triggers. A sandboxed
+ * command runs as the caller's uid, so under a root caller they would be writable; they are bound
+ * read-only over themselves (`-try`: not every kernel has every entry).
+ */
+export const PROC_READ_ONLY_ENTRIES: readonly string[] = Object.freeze([
+  "sys",
+  "sysrq-trigger",
+  "irq",
+  "bus",
+  "scsi",
+  "mtrr",
+  "acpi",
+  "fs",
+  "driver",
+  "tty",
+  "pressure",
+]);
+
+/** Options for `bwrapArgs` that do not come from the mount plan. */
+export interface BwrapArgsOptions {
+  network: boolean;
+  /** False when the probe found that bwrap cannot mount a fresh `/proc` here. */
+  procMount: boolean;
+  /** The command's working directory inside the sandbox. */
+  cwd: string;
+  /** Size cap of the private `/tmp` in bytes; default `DEFAULT_PRIVATE_TMP_SIZE_BYTES`. */
+  privateTmpSizeBytes?: number;
+}
+
+const byDepth = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * bubblewrap arguments (up to, not including, the `--`) for a mount plan: no capabilities,
+ * read-only root, fresh `/dev` and `/proc` (its machine-wide knobs read-only), a size-capped private
+ * `/tmp` unless writable, the writable roots and pinned directories, carve-outs, placeholders,
+ * masks; all namespaces unshared (network too unless granted); dies with its parent; new session so
+ * the command cannot inject input into the caller's terminal.
+ */
+export function bwrapArgs(plan: MountPlan, options: BwrapArgsOptions): string[] {
+  // --cap-drop ALL: run as root, bwrap would otherwise leave the command every capability in its
+  // user namespace, enough to remount the read-only view read-write (seccomp also refuses mount).
+  const args = ["--new-session", "--die-with-parent", "--unshare-all", "--cap-drop", "ALL"];
+  if (options.network) args.push("--share-net");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev");
+  if (options.procMount) {
+    args.push("--proc", "/proc");
+    // The sources come from the host's /proc; what /proc/sys/net shows still follows the reader's
+    // own network namespace, so the sandbox sees its own (empty) network settings.
+    for (const entry of PROC_READ_ONLY_ENTRIES) args.push("--ro-bind-try", `/proc/${entry}`, `/proc/${entry}`);
+  }
+  if (plan.privateTmp) args.push("--size", String(options.privateTmpSizeBytes ?? DEFAULT_PRIVATE_TMP_SIZE_BYTES), "--tmpfs", "/tmp");
+  for (const dir of plan.keepVisible) args.push("--ro-bind", dir, dir);
+  // Each writable root and each pinned directory is a mount point of its own, so it cannot be
+  // renamed or removed (EBUSY) from inside. Parents before children: a bind of the host's directory
+  // would otherwise cover the mounts made below it.
+  for (const dir of [...new Set([...plan.writableRoots, ...plan.pinned])].sort(byDepth)) args.push("--bind", dir, dir);
+  for (const p of [...plan.readOnly].sort(byDepth)) args.push("--ro-bind", p, p);
+  // `--dir` first: should another process have removed the placeholder since the backend created
+  // it, bwrap makes it again (an empty directory) rather than failing. The lock tells other
+  // processes' cleanups that this sandbox still has the placeholder mounted.
+  for (const p of plan.stubs) args.push("--dir", p, "--ro-bind", p, p, "--lock-file", p);
+  for (const p of plan.maskedDirs) args.push("--tmpfs", p, "--remount-ro", p);
+  for (const p of plan.maskedFiles) args.push("--ro-bind", "/dev/null", p);
+  args.push("--chdir", options.cwd);
+  return args;
+}
