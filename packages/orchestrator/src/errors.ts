@@ -1,3 +1,5 @@
+import { escapeForDisplay } from "./output/escape.js";
+
 /** Stable machine-readable codes for every error the orchestrator raises. */
 export type OrchestratorErrorCode =
   | "ORCH_INVALID_ARGUMENTS"
@@ -12,7 +14,8 @@ export type OrchestratorErrorCode =
   | "ORCH_CANCELLED"
   | "ORCH_UNKNOWN_SESSION"
   | "ORCH_SESSION_NOT_TTY"
-  | "ORCH_CONFIG";
+  | "ORCH_CONFIG"
+  | "ORCH_WORKSPACE_CHANGED";
 
 /** The message of anything thrown, for wrapping it in one of our errors or showing it to the model. */
 export function errorMessage(error: unknown): string {
@@ -146,5 +149,33 @@ export class OrchestratorConfigError extends OrchestratorError {
   constructor(field: string, message: string, options?: { cause?: unknown }) {
     super("ORCH_CONFIG", `${field}: ${message}`, options);
     this.field = field;
+  }
+}
+
+/**
+ * The session's workspace no longer is the directory it was when the session started (renamed away,
+ * replaced by a symlink or another directory, or removed). Nothing runs: the sandbox would take
+ * whatever now sits under the old name as its writable root.
+ */
+export class WorkspaceChangedError extends OrchestratorError {
+  /** The workspace path the session was configured with. */
+  readonly path: string;
+  /** What it was when the session started. */
+  readonly expected: { realPath: string; dev: number; ino: number };
+  /** What it is now; undefined when it no longer resolves. */
+  readonly actual: { realPath: string; dev: number; ino: number } | undefined;
+  constructor(
+    expected: { path: string; realPath: string; dev: number; ino: number },
+    actual: { realPath: string; dev: number; ino: number } | undefined,
+  ) {
+    const was = `${escapeForDisplay(expected.realPath)} (dev:ino ${expected.dev}:${expected.ino})`;
+    const now = actual ? `${escapeForDisplay(actual.realPath)} (dev:ino ${actual.dev}:${actual.ino})` : "nothing (it no longer resolves)";
+    super(
+      "ORCH_WORKSPACE_CHANGED",
+      `the workspace ${escapeForDisplay(expected.path)} changed identity since the session started: it was ${was}, it is now ${now}; refusing to run anything in this session`,
+    );
+    this.path = expected.path;
+    this.expected = { realPath: expected.realPath, dev: expected.dev, ino: expected.ino };
+    this.actual = actual;
   }
 }

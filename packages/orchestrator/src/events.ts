@@ -43,6 +43,12 @@ export type TraceOutcome = (typeof TRACE_OUTCOMES)[number];
 export type OrchestratorEvent =
   | { type: "exec.begin"; callId: string; tool: string; argv: readonly string[]; cwd: string; sessionId?: number }
   | { type: "exec.output_delta"; callId: string; stream: "stdout" | "stderr" | "pty"; chunk: Uint8Array }
+  /**
+   * Sent once when a call reached `MAX_OUTPUT_DELTAS_PER_CALL`: no further deltas follow for it, so an
+   * event consumer must not present what it got as the whole output. (A caller that needs every byte
+   * of a one-shot command passes `onOutput` to `handleToolCall` instead; that sink has no cap.)
+   */
+  | { type: "exec.output_capped"; callId: string; deltas: number }
   | { type: "exec.end"; callId: string; exitCode: number | null; durationMs: number; timedOut: boolean }
   | { type: "approval.requested"; callId: string; argv: readonly string[]; cwd: string; reason?: string; proposedAmendment?: readonly string[] }
   | { type: "approval.decided"; callId: string; decision: string }
@@ -51,7 +57,11 @@ export type OrchestratorEvent =
 /** Receives lifecycle events; must not throw (errors are swallowed so a bad listener cannot break a call). */
 export type EventListener = (event: OrchestratorEvent) => void;
 
-/** Maximum output deltas emitted per call; capture continues past it, only events stop. */
+/**
+ * Maximum output deltas emitted per call; capture continues past it, only events stop (announced by
+ * one `exec.output_capped` event). Events have no backpressure, so the cap keeps a slow listener from
+ * queueing unbounded output; `handleToolCall`'s `onOutput` sink is not subject to it.
+ */
 export const MAX_OUTPUT_DELTAS_PER_CALL = 10_000;
 
 /** Fans events out to listeners, isolating each listener's failures. */

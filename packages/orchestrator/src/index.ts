@@ -8,3 +8,4 @@ export * from "./admission/index.js";
 export * from "./approval/index.js";
 export * from "./pipeline/index.js";
 export * from "./env/index.js";
+export * from "./workspace/index.js";

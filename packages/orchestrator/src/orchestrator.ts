@@ -27,9 +27,12 @@ import { createShellCommandHandler, createShellHandler } from "./tools/handlers/
 import { createExecCommandHandler, createWriteStdinHandler } from "./tools/handlers/unified-exec.js";
 import type { ToolCall } from "./tools/payload.js";
 import { ToolRegistry } from "./tools/registry.js";
+import type { OutputSink } from "./tools/registry.js";
 import { errorResponse } from "./tools/response.js";
 import type { ToolResponse } from "./tools/response.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./tools/schemas.js";
+import { captureWorkspaceIdentity, verifyWorkspaceIdentity } from "./workspace/index.js";
+import type { WorkspaceIdentity } from "./workspace/index.js";
 
 const isFunction = (v: unknown) => typeof v === "function";
 const absolute = (what: string) =>
@@ -116,6 +119,8 @@ export class Orchestrator {
   readonly sandboxManager: SandboxManager;
   readonly approvalCache: ApprovalCache;
   readonly cwd: string;
+  /** The workspace's identity when the session started; every call re-checks it. */
+  readonly workspace: WorkspaceIdentity;
   readonly approvalPolicy: ApprovalPolicy;
   readonly sandboxPolicy: SandboxPolicy;
   readonly shellEnvironmentPolicy: ShellEnvironmentPolicy;
@@ -124,9 +129,9 @@ export class Orchestrator {
   readonly #closing = new AbortController();
 
   /**
-   * Build synchronously. Rules files need `Orchestrator.create` (or a ready `policies` store);
+   * Build synchronously; records the workspace's identity (real path, device, inode). Rules files need `Orchestrator.create` (or a ready `policies` store);
    * without `sandboxManager`/`sandboxBackends` no platform sandbox is registered here.
-   * @throws OrchestratorConfigError naming the bad option.
+   * @throws OrchestratorConfigError naming the bad option (`cwd` when it is not an existing directory).
    */
   constructor(options: OrchestratorOptions = {}) {
     const o = parseOptions(options);
@@ -137,6 +142,7 @@ export class Orchestrator {
       throw new OrchestratorConfigError("rulesFiles", "rules files are loaded by Orchestrator.create(); use it, or pass `policies`");
     }
     this.cwd = o.cwd ?? process.cwd();
+    this.workspace = captureWorkspaceIdentity(this.cwd);
     this.approvalPolicy = o.approvalPolicy;
     this.sandboxPolicy = wrapConfig("sandboxPolicy", () => parseSandboxPolicy(o.sandboxPolicy ?? { mode: "workspace-write" }));
     this.shellEnvironmentPolicy = parseShellEnvironmentPolicy(o.shellEnvironmentPolicy ?? {}, "shellEnvironmentPolicy");
@@ -162,6 +168,7 @@ export class Orchestrator {
       approvalCache: this.approvalCache,
       events: this.events,
       sandboxPolicyCwd: this.cwd,
+      verifyWorkspace: () => verifyWorkspaceIdentity(this.workspace),
       ...(o.approvalHandler ? { approvalHandler: o.approvalHandler } : {}),
       ...(o.protectedPaths ? { protectedPaths: o.protectedPaths } : {}),
       ...(o.userRulesFile ? { userRulesFile: path.resolve(this.cwd, o.userRulesFile) } : {}),
@@ -212,9 +219,13 @@ export class Orchestrator {
 
   /**
    * Run one tool call from a model. Never throws for the model's mistakes or refusals: the response
-   * carries the text for the model and, on failure, the typed error (`error.code`).
+   * carries the text for the model and, on failure, the typed error (`error.code`). Every call first
+   * checks that the workspace is still the directory the session started in (`ORCH_WORKSPACE_CHANGED`
+   * otherwise; nothing runs), and the pipeline checks again right before each sandbox is prepared.
+   * `onOutput` receives every chunk of a one-shot command's output, uncapped (output delta events stop
+   * at `MAX_OUTPUT_DELTAS_PER_CALL`).
    */
-  async handleToolCall(call: ToolCall, options: { signal?: AbortSignal } = {}): Promise<ToolResponse> {
+  async handleToolCall(call: ToolCall, options: { signal?: AbortSignal; onOutput?: OutputSink } = {}): Promise<ToolResponse> {
     const envelope = (typeof call === "object" && call !== null ? call : {}) as Partial<ToolCall>;
     const callId = typeof envelope.callId === "string" && envelope.callId !== "" ? envelope.callId : `call_${randomUUID()}`;
     const tool = typeof envelope.name === "string" ? envelope.name : "(unknown)";
@@ -222,7 +233,8 @@ export class Orchestrator {
     // close() cancels in-flight calls too: pending approvals, running one-shot processes, session waits.
     const signal = options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal;
     try {
-      const output = await this.registry.dispatch(call, { callId, signal });
+      await verifyWorkspaceIdentity(this.workspace);
+      const output = await this.registry.dispatch(call, { callId, signal, ...(options.onOutput ? { onOutput: options.onOutput } : {}) });
       return { callId, tool, ...output };
     } catch (error) {
       return errorResponse(callId, tool, error);

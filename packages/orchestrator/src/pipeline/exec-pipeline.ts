@@ -154,6 +154,9 @@ export class ExecPipeline {
   async #attempt<T>(request: ExecRequest, policy: SandboxPolicy, launch: Launcher<T>): Promise<{ env: ExecEnv; result: LaunchResult<T> }> {
     checkCancelled(request.signal);
     const ctx = this.#ctx;
+    // Again here, not only at the start of the call: an approval can wait for minutes, and the retry
+    // after a denial comes after a sandboxed command had its turn at renaming things.
+    await ctx.verifyWorkspace?.();
     const protectedPaths = [...(ctx.protectedPaths ?? []), ...ctx.policies.files, ...(ctx.userRulesFile ? [ctx.userRulesFile] : [])];
     const options: TransformOptions = {
       sandboxPolicyCwd: ctx.sandboxPolicyCwd ?? request.cwd,

@@ -80,6 +80,11 @@ export interface PipelineContext {
   userRulesFile?: string;
   /** The workspace the sandbox policy refers to; defaults to each call's cwd. */
   sandboxPolicyCwd?: string;
+  /**
+   * Throws when the session's workspace is no longer the directory it started as (the orchestrator
+   * checks device + inode of its real path); called right before every sandbox is prepared.
+   */
+  verifyWorkspace?: () => Promise<void>;
   /** Substitute classifiers (tests); defaults to shell-detect + execpolicy heuristics. */
   admissionDeps?: AdmissionDeps;
 }

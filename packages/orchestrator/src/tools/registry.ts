@@ -13,7 +13,17 @@ export interface ToolContext {
   tool: string;
   /** Cancels the call: pending approval, a running one-shot process, or a session's collection wait. */
   signal?: AbortSignal;
+  /** Receives every chunk of a one-shot command's output as it is read, with no cap (see `OutputSink`). */
+  onOutput?: OutputSink;
 }
+
+/**
+ * A direct, uncapped receiver of a one-shot command's output (`shell`, `shell_command`), for a caller
+ * that shows or stores all of it (`shellgate exec`). Called synchronously for each chunk as it is read,
+ * for every attempt of the call; it must not throw (a throw is swallowed, like an event listener's).
+ * Interactive sessions (`exec_command`) do not feed it.
+ */
+export type OutputSink = (stream: "stdout" | "stderr", chunk: Uint8Array) => void;
 
 /** What a handler returns: the text for the model plus machine-readable details for the integrator. */
 export interface ToolOutput {

@@ -16,7 +16,8 @@ export interface OneShotRequest extends SafetyArgs {
 
 /**
  * Run a command to completion through the pipeline (admission, approval, sandbox, retry) with
- * pipes and stdin at /dev/null, streaming capped output deltas and emitting begin/end once per call.
+ * pipes and stdin at /dev/null, streaming capped output deltas (and every chunk to `ctx.onOutput`)
+ * and emitting begin/end once per call.
  */
 export async function runOneShot(
   runtime: ToolRuntime,
@@ -51,8 +52,17 @@ export async function runOneShot(
           stdin: "ignore",
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
+        const sink = ctx.onOutput;
         const unsubscribe = handle.onOutput((chunk) => {
-          if (chunk.stream !== "pty") deltas.emit(chunk.stream, chunk.data);
+          if (chunk.stream === "pty") return;
+          if (sink) {
+            try {
+              sink(chunk.stream, chunk.data);
+            } catch {
+              // The sink's failure must not turn into a failed or half-drained command.
+            }
+          }
+          deltas.emit(chunk.stream, chunk.data);
         });
         const result = await handle.result().finally(unsubscribe);
         last = result;

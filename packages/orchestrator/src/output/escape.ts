@@ -1,0 +1,38 @@
+/**
+ * Code points that act on a terminal or hide, reorder or disguise text instead of showing as
+ * themselves: C0 and C1 controls and DEL (`Cc`), format characters (`Cf`: bidi embeddings,
+ * overrides and isolates, zero-width characters, Unicode tags), line and paragraph separators,
+ * lone surrogates, variation selectors, spaces other than U+0020, and the Hangul fillers that
+ * render as nothing.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Variation_Selector}\u115f\u1160\u3164\uffa0]|(?! )\p{Zs}/gu;
+
+const NAMED: Readonly<Record<string, string>> = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+function visible(ch: string): string {
+  const named = NAMED[ch];
+  if (named) return named;
+  const cp = ch.codePointAt(0) ?? 0;
+  const hex = cp.toString(16);
+  if (cp < 0x100) return `\\x${hex.padStart(2, "0")}`;
+  if (cp <= 0xffff) return `\\u${hex.padStart(4, "0")}`;
+  return `\\u{${hex}}`;
+}
+
+/**
+ * `text` made safe to show to a person (terminal prompt, MCP elicitation, error messages): every
+ * character that a terminal would act on or that could hide, reorder or disguise text (see `HIDDEN`
+ * above) becomes a visible escape — `\r`, `\n`, `\t`, `\x1b`, `\x9b`, `\u202e`, `\u{e0041}`. Everything
+ * else, the backslash included, is left as it is: the result is for reading, never for running.
+ */
+export function escapeForDisplay(text: string): string {
+  return text.replace(HIDDEN, visible);
+}
+
+/** Whether `text` holds anything `escapeForDisplay` would escape. */
+export function hasHiddenCharacters(text: string): boolean {
+  HIDDEN.lastIndex = 0;
+  const found = HIDDEN.test(text);
+  HIDDEN.lastIndex = 0;
+  return found;
+}

@@ -1,0 +1,2 @@
+export { captureWorkspaceIdentity, verifyWorkspaceIdentity } from "./identity.js";
+export type { WorkspaceIdentity } from "./identity.js";
