@@ -73,6 +73,7 @@ export function configOverrides(values: ParsedArgs["values"]): ConfigOverrides {
   if (values["no-default-rules"] === true) overrides.noDefaultRules = true;
   if (list("writable-root")) overrides.writableRoots = list("writable-root")!;
   if (str("cwd") !== undefined) overrides.cwd = str("cwd")!;
+  if (values["allow-broad-workspace"] === true) overrides.allowBroadWorkspace = true;
   return overrides;
 }
 

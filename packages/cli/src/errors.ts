@@ -1,5 +1,5 @@
 /** Stable machine-readable codes for every error the CLI itself raises. */
-export type CliErrorCode = "CLI_USAGE" | "CLI_CONFIG" | "CLI_NO_TERMINAL";
+export type CliErrorCode = "CLI_USAGE" | "CLI_CONFIG" | "CLI_PROJECT_NOT_TRUSTED" | "CLI_BROAD_WORKSPACE" | "CLI_NO_TERMINAL";
 
 /** Base class of the CLI's own errors; `code` is stable across releases. */
 export class CliError extends Error {
@@ -21,11 +21,88 @@ export class UsageError extends CliError {
 /** A configuration file is unreadable or invalid; names the file, and the field or line:column. */
 export class ConfigError extends CliError {
   readonly file: string;
-  constructor(file: string, message: string, options?: { cause?: unknown }) {
-    super("CLI_CONFIG", `${file}: ${message}`, options);
+  constructor(file: string, message: string, options?: { cause?: unknown; code?: "CLI_CONFIG" | "CLI_PROJECT_NOT_TRUSTED" }) {
+    super(options?.code ?? "CLI_CONFIG", `${file}: ${message}`, options);
     this.file = file;
   }
 }
+
+/** One project setting that would loosen what the user's own configuration gives. */
+export interface ProjectWeakening {
+  /** The key as written in the file, e.g. `sandbox_mode` or `sandbox_workspace_write.writable_roots`. */
+  key: string;
+  /** What the project file tried, e.g. `sandbox_mode = "danger-full-access"`. */
+  tried: string;
+  /** What the user's configuration (or the default) gives instead. */
+  baseline: string;
+}
+
+/**
+ * A project file (`<workspace>/.shellgate/config.toml`) of a project the user has not trusted tries to
+ * loosen the sandbox or approval policy. The message names the file, each key, what it tried, and the
+ * lines that would trust the project in the user's own configuration.
+ */
+export class UntrustedProjectConfigError extends ConfigError {
+  /** The first offending key. */
+  readonly key: string;
+  readonly weakenings: readonly ProjectWeakening[];
+  /** The user configuration file the trust lines belong in. */
+  readonly userConfigFile: string;
+  /** The TOML lines that mark the project trusted. */
+  readonly trustSnippet: string;
+  constructor(file: string, weakenings: readonly ProjectWeakening[], userConfigFile: string, trustSnippet: string) {
+    const list = weakenings.map((w) => `  - ${w.tried} (your configuration gives ${w.baseline})`).join("\n");
+    super(
+      file,
+      `this project is not trusted, and its configuration may only make the policy stricter; refused:\n${list}\n` +
+        `Remove these settings, or trust the project by adding to ${userConfigFile}:\n${trustSnippet.trimEnd()}`,
+      { code: "CLI_PROJECT_NOT_TRUSTED" },
+    );
+    this.key = weakenings[0]?.key ?? "";
+    this.weakenings = weakenings;
+    this.userConfigFile = userConfigFile;
+    this.trustSnippet = trustSnippet;
+  }
+}
+
+/** Why a writable directory counts as too broad. */
+export type BroadRootReason = "filesystem-root" | "home" | "home-ancestor";
+
+/** A writable directory under workspace-write that would expose `/` or the user's home. */
+export interface BroadRoot {
+  /** The directory as configured (`cwd` or a writable root). */
+  path: string;
+  /** Its real path. */
+  real: string;
+  /** Where it came from: `cwd` or the writable-roots setting. */
+  source: "cwd" | "writable-root";
+  reason: BroadRootReason;
+}
+
+/**
+ * The workspace or a writable root is `/`, the user's home or an ancestor of it, under workspace-write,
+ * and the user did not ask for that with `--allow-broad-workspace` or `allow_broad_workspace = true`.
+ */
+export class BroadWorkspaceError extends CliError {
+  readonly roots: readonly BroadRoot[];
+  constructor(roots: readonly BroadRoot[]) {
+    const what = roots
+      .map((r) => `${r.source === "cwd" ? "the workspace (--cwd)" : "writable root"} ${r.path}${r.real !== r.path ? ` (${r.real})` : ""} is ${BROAD_TEXT[r.reason]}`)
+      .join("; ");
+    super(
+      "CLI_BROAD_WORKSPACE",
+      `refusing to make it writable: ${what}. Under workspace-write every command could change anything there. ` +
+        "Run from a project directory (--cwd DIR), or pass --allow-broad-workspace (or set allow_broad_workspace = true in your user config) if you mean it.",
+    );
+    this.roots = roots;
+  }
+}
+
+const BROAD_TEXT: Record<BroadRootReason, string> = {
+  "filesystem-root": "the filesystem root",
+  home: "your home directory",
+  "home-ancestor": "a directory that contains your home",
+};
 
 /** A person must decide but there is no terminal to ask on. */
 export class NoTerminalError extends CliError {

@@ -1,12 +1,34 @@
 // The CLI's building blocks, for integrators who want shellgate's configuration, approval prompt or
 // MCP server inside their own program. The commands themselves live under `commands/`.
-export { CliError, UsageError, ConfigError, NoTerminalError, type CliErrorCode } from "./errors.js";
+export {
+  CliError,
+  UsageError,
+  ConfigError,
+  UntrustedProjectConfigError,
+  BroadWorkspaceError,
+  NoTerminalError,
+  type CliErrorCode,
+  type ProjectWeakening,
+  type BroadRoot,
+  type BroadRootReason,
+} from "./errors.js";
 export {
   loadConfig,
   findProjectConfig,
   DEFAULTS,
   type ConfigOverrides,
   type EffectiveConfig,
+  type LoadConfigOptions,
+  type ProjectConfigStatus,
+  type WorkspaceCheck,
+  approvalAtLeastAsStrict,
+  sandboxModeAtLeastAsStrict,
+  SANDBOX_MODE_STRICTNESS,
+  isProjectTrusted,
+  trustSnippet,
+  findBroadRoots,
+  TrustLevelSchema,
+  type TrustLevel,
   type ShellEnvironmentSettings,
   userConfigDir,
   userRulesDir,

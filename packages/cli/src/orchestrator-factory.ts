@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Orchestrator, type ApprovalHandler } from "@shellgate/orchestrator";
 import type { PromptDecision, PromptRequest } from "./approval/types.js";
@@ -22,7 +22,9 @@ export function createCliOrchestrator(config: EffectiveConfig, approve: CliAppro
   } catch {
     // A read-only home still works; amendments will report their own error.
   }
-  const protectedPaths = config.protectedPaths.filter((p) => existsSync(p));
+  // Every protected path, existing or not: the sandbox holds a missing one with a placeholder so it
+  // cannot be created from inside (a new `~/.cache/shellgate/execpolicy` would feed policy-check).
+  const protectedPaths = config.protectedPaths;
   const approvalHandler: ApprovalHandler | undefined = approve ? (request, context) => approve(request, context) : undefined;
   return Orchestrator.create({
     cwd: config.cwd,

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { spawnPty, type ProcessHandle } from "@shellgate/pty";
+import { spawnPty, TerminalRenderer, type ProcessHandle } from "@shellgate/pty";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, makeScratch, type Sandbox } from "./helpers.js";
 
@@ -119,5 +119,46 @@ describe("terminal approval prompt through a real pseudo-terminal (shellgate exe
     } finally {
       rmSync(outside, { force: true });
     }
+  });
+});
+
+/** What a person sees on a 120×40 terminal after `bytes`. */
+async function rendered(bytes: string): Promise<string> {
+  const term = new TerminalRenderer({ cols: 120, rows: 40 });
+  term.write(bytes);
+  const text = await term.text();
+  term.dispose();
+  return text;
+}
+
+describe("the approval prompt cannot be spoofed with control characters (issue 11 item 9)", () => {
+  // Shown unescaped, the carriage return and erase-line leave only `ls -la` on the command line.
+  const script = "touch spoofed.txt #\r\u001b[2K\u001b[1Als -la";
+
+  it("control: the same command text written raw to the terminal shows `ls -la` and hides `touch`", async () => {
+    const handle = spawnPty({
+      argv: [process.execPath, "-e", `process.stdout.write("  command  " + ${JSON.stringify(`bash -c '${script}'`)} + "\\n")`],
+      cwd: s.project,
+      env: s.env,
+      timeoutMs: 30_000,
+      cols: 120,
+      rows: 40,
+    });
+    let screen = "";
+    handle.onOutput((c) => (screen += Buffer.from(c.data).toString("utf8")));
+    await handle.result();
+    const seen = await rendered(screen);
+    expect(seen).toContain("ls -la");
+    expect(seen).not.toContain("touch");
+  });
+
+  it("through the real prompt the person sees the real command with the controls escaped, and 'n' runs nothing", async () => {
+    const file = path.join(s.project, "spoofed.txt");
+    const { code, screen } = await drive(file, [{ waitFor: MENU, key: "n" }], ["--approval-policy", "untrusted"], ["bash", "-c", script]);
+    const seen = await rendered(screen);
+    expect(seen).toContain("$'touch spoofed.txt #\\r\\x1b[2K\\x1b[1Als -la'");
+    expect(screen).not.toContain("\u001b[2K\u001b[1Als");
+    expect(code).toBe(126);
+    expect(existsSync(file)).toBe(false);
   });
 });

@@ -1,6 +1,19 @@
 import { PassThrough } from "node:stream";
+import { TerminalRenderer } from "@shellgate/pty";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { amendmentRuleLine, canPrompt, choicesFor, createTerminalPrompt, displayArgv, renderHeader, renderMenu, type PromptRequest } from "../src/index.js";
+import {
+  amendmentRuleLine,
+  canPrompt,
+  choicesFor,
+  createTerminalPrompt,
+  displayArgv,
+  elicitationMessage,
+  renderHeader,
+  renderMenu,
+  type PromptRequest,
+} from "../src/index.js";
+import { renderAmendConfirm } from "../src/approval/render.js";
 
 const request: PromptRequest = {
   argv: ["git", "push", "origin", "main"],
@@ -59,6 +72,80 @@ describe("approval prompt text", () => {
     expect(canPrompt({ isTTY: true }, { isTTY: true })).toBe(true);
     expect(canPrompt({ isTTY: false }, { isTTY: true })).toBe(false);
     expect(canPrompt({}, { isTTY: true })).toBe(false);
+  });
+});
+
+/** What a person sees after `text` is written to a terminal. */
+async function onScreen(text: string): Promise<string> {
+  const term = new TerminalRenderer({ cols: 120, rows: 30 });
+  term.write(text.replace(/\n/g, "\r\n"));
+  const seen = await term.text();
+  term.dispose();
+  return seen;
+}
+
+/** The spoof of issue 11 item 9: the prompt shows `ls -la`, `y` runs `rm -rf`. */
+const SPOOF: PromptRequest = {
+  argv: ["sh", "-c", "rm -rf ~/important #\r\u001b[2Kls -la"],
+  cwd: "/work/\u001b[2Kproject",
+  reason: "needs\rOK: known safe",
+  justification: "listing files \u202etxt.exe",
+  proposedAmendment: ["sh", "-c", "rm -rf ~/important #\r\u001b[2Kls -la"],
+};
+/** Raw C0, DEL, C1, bidi controls and the other invisible format characters. */
+const RAW_HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
+describe("approval prompt cannot be spoofed by control characters", () => {
+  it("control: the command line written unescaped shows `ls -la` and hides `rm -rf`", async () => {
+    const seen = await onScreen(`  command  ${SPOOF.argv.join(" ")}\n`);
+    expect(seen).toContain("ls -la");
+    expect(seen).not.toContain("rm -rf");
+  });
+
+  it("the prompt shows the real command with its control characters escaped", async () => {
+    const lines = renderHeader(SPOOF);
+    for (const line of lines) expect(line).not.toMatch(RAW_HIDDEN);
+    const header = lines.join("\n");
+    const seen = await onScreen(header);
+    expect(seen).toContain(`$'rm -rf ~/important #\\r\\x1b[2Kls -la'`);
+    expect(seen).toContain("/work/\\x1b[2Kproject");
+    expect(seen).toContain("needs\\rOK: known safe");
+    expect(seen).toContain("listing files \\u202etxt.exe");
+    const menuLines = renderMenu(choicesFor(SPOOF), 0);
+    for (const line of menuLines) expect(line).not.toMatch(RAW_HIDDEN);
+    const menu = menuLines.join("\n");
+    expect(menu).toContain("\\x1b[2K");
+    const confirmLines = renderAmendConfirm(SPOOF.proposedAmendment ?? [], "/rules/\rdefault.rules");
+    for (const line of confirmLines) expect(line).not.toMatch(RAW_HIDDEN);
+    const confirm = confirmLines.join("\n");
+    expect(confirm).toContain("/rules/\\rdefault.rules");
+  });
+
+  it("the MCP elicitation message and choices carry no raw control character (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "binary" }), { minLength: 1, maxLength: 4 }),
+        fc.string({ unit: "binary" }),
+        fc.string({ unit: "binary" }),
+        fc.string({ unit: "binary" }),
+        (argv, cwd, reason, justification) => {
+          const message = elicitationMessage({
+            argv,
+            cwd,
+            reason,
+            justification,
+            matchedRules: [{ decision: "prompt", source: { file: cwd, line: 1 } }],
+          });
+          expect(message.split("\n").join("")).not.toMatch(RAW_HIDDEN);
+          expect(displayArgv(argv)).not.toMatch(RAW_HIDDEN);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("a word with hidden characters is shown in $'...' quoting, backslashes and quotes escaped", () => {
+    expect(displayArgv(["printf", "a\\b'c\rd"])).toBe(`printf $'a\\\\b\\'c\\rd'`);
   });
 });
 

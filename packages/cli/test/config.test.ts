@@ -43,17 +43,21 @@ describe("loadConfig", () => {
     expect(config.sandboxPolicy).toMatchObject({ mode: "workspace-write", networkAccess: false, writableRoots: [] });
     expect(config.rules).toEqual([]);
     expect(config.configFiles).toEqual([]);
-    expect(config.timeoutMs).toBe(0);
+    // `shellgate exec` gets a 10-minute timeout unless told otherwise.
+    expect(config.timeoutMs).toBe(600_000);
     expect(config.userRulesFile).toBe(path.join(root, "xdg", "shellgate", "rules", "default.rules"));
     expect(config.protectedPaths).toContain(path.join(project, ".shellgate"));
     // A command that could rewrite policy-check's compiled-policy cache would change what it reports.
     expect(config.protectedPaths).toContain(path.join(root, "home", ".cache", "shellgate", "execpolicy"));
   });
 
-  it("layers flags over the project file over the user file", async () => {
-    const userFile = write(path.join(root, "xdg", "shellgate", "config.toml"), 'approval_policy = "untrusted"\nsandbox_mode = "read-only"\ntimeout_ms = 500\n');
+  it("layers flags over the (trusted) project file over the user file", async () => {
+    const userFile = write(
+      path.join(root, "xdg", "shellgate", "config.toml"),
+      `approval_policy = "untrusted"\nsandbox_mode = "read-only"\ntimeout_ms = 500\n[projects.${JSON.stringify(project)}]\ntrust_level = "trusted"\n`,
+    );
     const projectFile = write(path.join(project, ".shellgate", "config.toml"), 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nwritable_roots = ["cache"]\nnetwork_access = true\n');
-    const fromFiles = await loadConfig({ cwd: path.join(project, "src") }, env);
+    const fromFiles = await loadConfig({ cwd: project }, env);
     expect(fromFiles.configFiles).toEqual([userFile, projectFile]);
     expect(fromFiles.approvalPolicy).toBe("untrusted");
     expect(fromFiles.timeoutMs).toBe(500);
@@ -71,6 +75,8 @@ describe("loadConfig", () => {
     write(path.join(root, "xdg", "shellgate", "rules", "notes.txt"), "");
     const codex = write(path.join(env["HOME"]!, ".codex", "rules", "default.rules"), "");
     write(path.join(project, ".shellgate", "config.toml"), 'rules = ["policy/team.rules"]\n');
+    // A project's rules files are read only when the user trusts the project (config-trust.test.ts).
+    write(path.join(root, "xdg", "shellgate", "config.toml"), `[projects.${JSON.stringify(project)}]\ntrust_level = "trusted"\n`);
     const config = await loadConfig({ cwd: project, rules: ["extra.rules"] }, env);
     expect(config.rules).toEqual([
       { file: a, origin: "user" },
@@ -118,9 +124,11 @@ describe("loadConfig", () => {
     expect(() => parseConfigText("c.toml", "[sandbox_workspace_write]\nnetwork = true\n")).toThrow(/sandbox_workspace_write/);
   });
 
-  it("finds the nearest project file above the cwd", () => {
-    expect(findProjectConfig(path.join(project, "src"))).toBeNull();
+  it("reads the project file in the workspace only, never above it", () => {
+    expect(findProjectConfig(project)).toBeNull();
     const file = write(path.join(project, ".shellgate", "config.toml"), "");
-    expect(findProjectConfig(path.join(project, "src"))).toBe(file);
+    expect(findProjectConfig(project)).toBe(file);
+    // An ancestor's `.shellgate` (a shared temp directory, an enclosing project) does not configure a subdirectory.
+    expect(findProjectConfig(path.join(project, "src"))).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import { escapeForDisplay, hasHiddenCharacters } from "@shellgate/orchestrator";
 import type { PromptRequest } from "./types.js";
 
 /** One choice of the approval menu. */
@@ -26,12 +27,22 @@ export const ANSI: Style = {
 
 const SAFE_TOKEN = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
-/** The argv as a person would type it; for display only — what runs is always the argv itself. */
+/**
+ * The argv as a person would type it; for display only — what runs is always the argv itself. A word
+ * holding control or invisible characters (`\r`, ESC, bidi overrides…) is shown in bash's `$'…'`
+ * quoting with those characters escaped, so the prompt can neither be redrawn nor disguised by it.
+ */
 export function displayArgv(argv: readonly string[]): string {
-  return argv.map((t) => (t !== "" && SAFE_TOKEN.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`)).join(" ");
+  return argv.map(displayWord).join(" ");
 }
 
-/** The exact line "always allow" appends to the user's rules file. */
+function displayWord(t: string): string {
+  if (t !== "" && SAFE_TOKEN.test(t)) return t;
+  if (hasHiddenCharacters(t)) return `$'${escapeForDisplay(t.replace(/\\/g, "\\\\").replace(/'/g, "\\'"))}'`;
+  return `'${t.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The exact line "always allow" appends to the user's rules file (raw: escape it before showing it). */
 export function amendmentRuleLine(prefix: readonly string[]): string {
   return `prefix_rule(pattern=[${prefix.map((t) => JSON.stringify(t)).join(", ")}], decision="allow")`;
 }
@@ -62,15 +73,16 @@ export function renderHeader(request: PromptRequest, style: Style = PLAIN): stri
   const lines = [style.bold(title), ""];
   const row = (name: string, value: string) => `  ${style.dim(name.padEnd(8))} ${value}`;
   lines.push(row("command", style.accent(displayArgv(request.argv))));
-  lines.push(row("cwd", request.cwd));
-  if (request.reason) lines.push(row("reason", request.reason));
-  if (request.justification) lines.push(row("agent", request.justification));
+  // Everything below can come from the model or from files a sandboxed command wrote: escaped.
+  lines.push(row("cwd", escapeForDisplay(request.cwd)));
+  if (request.reason) lines.push(row("reason", escapeForDisplay(request.reason)));
+  if (request.justification) lines.push(row("agent", escapeForDisplay(request.justification)));
   for (const rule of request.matchedRules ?? []) {
     if (!rule.source) continue;
     const where = `${rule.source.file}:${rule.source.line}`;
     const what = rule.matchedPrefix ? ` ${JSON.stringify(rule.matchedPrefix)} → ${rule.decision}` : ` → ${rule.decision}`;
     const why = rule.justification ? ` (${rule.justification})` : "";
-    lines.push(row("rule", `${where}${what}${why}`));
+    lines.push(row("rule", escapeForDisplay(`${where}${what}${why}`)));
   }
   lines.push("");
   return lines;
@@ -91,9 +103,9 @@ export function renderMenu(choices: readonly Choice[], selected: number, style: 
 export function renderAmendConfirm(prefix: readonly string[], rulesFile: string, style: Style = PLAIN): string[] {
   return [
     "",
-    `  This line will be appended to ${rulesFile}:`,
+    `  This line will be appended to ${escapeForDisplay(rulesFile)}:`,
     "",
-    `    ${style.accent(amendmentRuleLine(prefix))}`,
+    `    ${style.accent(escapeForDisplay(amendmentRuleLine(prefix)))}`,
     "",
     `  Write it and run the command? ${style.bold("[y/N]")}`,
   ];

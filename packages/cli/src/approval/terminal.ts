@@ -1,4 +1,5 @@
 import { emitKeypressEvents } from "node:readline";
+import { escapeForDisplay } from "@shellgate/orchestrator";
 import { ANSI, choicesFor, PLAIN, renderAmendConfirm, renderHeader, renderMenu, type Style } from "./render.js";
 import type { PromptDecision, PromptRequest } from "./types.js";
 
@@ -104,7 +105,7 @@ function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?
       if (confirming) {
         if (name === "y") {
           const amendment = [...(request.proposedAmendment ?? [])];
-          return finish({ decision: "approved_with_amendment", amendment }, `rule added to ${options.userRulesFile}`);
+          return finish({ decision: "approved_with_amendment", amendment }, `rule added to ${escapeForDisplay(options.userRulesFile)}`);
         }
         if (name === "n" || name === "escape" || name === "return" || name === "enter") {
           confirming = false;

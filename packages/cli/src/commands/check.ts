@@ -2,6 +2,7 @@ import { formatAllowPrefixRule } from "@shellgate/execpolicy";
 import { PolicyStore, assessCommand, renderCommand, type Admission } from "@shellgate/orchestrator";
 import { deriveExecArgs, detectUserShell } from "@shellgate/shell-detect";
 import { configOverrides, CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, parseCommandArgs } from "../args.js";
+import { CONFIG_FILES_HELP } from "../options.js";
 import { loadConfig, type EffectiveConfig } from "../config/index.js";
 import { describeError } from "../error-text.js";
 import { UsageError } from "../errors.js";
@@ -23,6 +24,8 @@ Options:
       --escalate             judge it as a request to run outside the sandbox
 ${CONFIG_OPTIONS_HELP}
   -h, --help                 show this help
+
+${CONFIG_FILES_HELP}
 
 JSON: { "requirement": "skip" | "needs_approval" | "forbidden", "bypassSandbox"?, "reason"?,
         "proposedAmendment"?, "segments": [[...]], "matchedRules": [...], "split", "unmatched" }

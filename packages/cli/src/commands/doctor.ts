@@ -1,21 +1,25 @@
-import { CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
 
 /** `shellgate doctor --help`. */
 export const HELP = `Usage: shellgate doctor [options]
 
 Report what shellgate finds on this machine: the detected shell, every sandbox backend with its
-availability (and why not), the isolation the configured sandbox gets, the configuration files read,
-and whether each rules file parses.
+availability (and why not), the isolation the configured sandbox gets, the configuration files read
+(and whether the project's is trusted), whether the workspace is too broad (/ or your home under
+workspace-write), and whether each rules file parses.
 
 Options:
       --json                 print the report as one JSON object
 ${CONFIG_OPTIONS_HELP}
   -h, --help                 show this help
 
+${CONFIG_FILES_HELP}
+
 Exit codes:
   0  everything the configuration needs is available
-  1  the configured sandbox cannot be provided here, a rules file does not parse, or no shell was found
-  2  bad arguments or configuration file
+  1  the configured sandbox cannot be provided here, a rules file does not parse, no shell was found,
+     or the workspace is / or your home without --allow-broad-workspace
+  2  bad arguments or configuration file (including an untrusted project file that would loosen the policy)
 
 Examples:
   shellgate doctor

@@ -1,4 +1,4 @@
-import { CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
 
 /** `shellgate exec --help`. */
 export const HELP = `Usage: shellgate exec [options] -- COMMAND [ARGS...]
@@ -14,12 +14,14 @@ is checked against the rules. The command's stdin is empty (/dev/null), as an ag
 
 Options:
       --timeout MS           kill the command after MS milliseconds (exit 124); 0 = no timeout
-                             (default: timeout_ms from the config, else none)
+                             (default: timeout_ms from the config, else 600000 = 10 minutes)
       --json                 print one JSON object with the result instead of streaming the output
       --escalate             ask to run it OUTSIDE the sandbox (always needs your approval)
 ${CONFIG_OPTIONS_HELP}
       --debug                show stack traces for unexpected errors
   -h, --help                 show this help
+
+${CONFIG_FILES_HELP}
 
 Approval: when a person must decide, shellgate asks on the terminal (run once / for this session /
 always allow the prefix / deny / abort). Without a terminal (stdin not a TTY) it refuses instead of
@@ -28,7 +30,9 @@ waiting, with exit code 126.
 Exit codes:
   N    the command's own exit code (128+n when killed by signal n)
   124  timed out
-  125  shellgate could not run it: bad arguments, configuration, rules file, or no sandbox available
+  125  shellgate could not run it: bad arguments, configuration (including an untrusted project
+       file that would loosen the policy, or a workspace that is / or your home), rules file, or
+       no sandbox available
   126  refused: forbidden by a rule, denied, or approval needed but no terminal to ask on
   127  the program could not be started
   130  aborted (you chose abort, or pressed Ctrl-C)

@@ -1,4 +1,4 @@
-import { CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
 
 /** `shellgate mcp --help`. */
 export const HELP = `Usage: shellgate mcp [options]
@@ -18,12 +18,17 @@ ${CONFIG_OPTIONS_HELP}
   -h, --help                 show this help
 
 Client configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):
-  { "mcpServers": { "shellgate": { "command": "npx", "args": ["shellgate", "mcp"] } } }
+  { "mcpServers": { "shellgate": { "command": "npx", "args": ["shellgate", "mcp", "--cwd", "/path/to/project"] } } }
+Give --cwd when the client starts servers in / or your home: those are refused as workspaces.
+
+${CONFIG_FILES_HELP}
 
 Exit codes:
   0  the client disconnected
   1  the server could not start (configuration, rules, sandbox)
-  2  bad arguments or configuration file
+  2  bad arguments or configuration file: also an untrusted project file that would loosen the
+     policy, and a workspace (--cwd, else the directory the client starts the server in) that is /
+     or your home under workspace-write without --allow-broad-workspace
 
 Examples:
   shellgate mcp

@@ -3,11 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import { defaultPolicyCacheDir } from "@shellgate/execpolicy";
 import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
-import { ConfigError, UsageError } from "../errors.js";
+import { BroadWorkspaceError, ConfigError, UntrustedProjectConfigError, UsageError, type BroadRoot } from "../errors.js";
+import { findBroadRoots, homeDirectories } from "./broad-workspace.js";
 import { readConfigFile } from "./file.js";
 import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir, userRulesDir, type PathEnv } from "./paths.js";
 import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, ConfigFile, SandboxModeName } from "./schema.js";
+import { findWeakenings, type Baseline, type FlagsGiven } from "./strictness.js";
+import { canonicalPath, isProjectTrusted, trustSnippet } from "./trust.js";
 
 /** The environment policy in the orchestrator's camelCase form. */
 export interface ShellEnvironmentSettings {
@@ -29,6 +32,33 @@ export interface ConfigOverrides {
   /** Skip the user, Codex and config-file rules; use only `rules`. */
   noDefaultRules?: boolean;
   timeoutMs?: number;
+  /** `--allow-broad-workspace`: let the workspace or a writable root be `/` or the home directory. */
+  allowBroadWorkspace?: boolean;
+}
+
+/** How {@link loadConfig} treats a workspace that is too broad. */
+export interface LoadConfigOptions {
+  /**
+   * `refuse` (the default) throws {@link BroadWorkspaceError}; `report` only records the verdict in
+   * `workspaceCheck`, for `doctor`.
+   */
+  broadWorkspace?: "refuse" | "report";
+}
+
+/** The project configuration file of the workspace and whether the user trusts the project. */
+export interface ProjectConfigStatus {
+  file: string;
+  /** Listed as trusted in the user config: its settings apply as written; otherwise it may only tighten. */
+  trusted: boolean;
+}
+
+/** The verdict on the writable directories under workspace-write (`/`, the home directory). */
+export interface WorkspaceCheck {
+  /** The workspace and writable roots that are `/`, a home directory or an ancestor of one (empty: fine). */
+  broadRoots: BroadRoot[];
+  /** Whether a broad root is allowed, and by what; `allowed` is true when there is none. */
+  allowed: boolean;
+  allowedBy?: "flag" | "config";
 }
 
 /** The configuration in effect after flags, the project file, the user file and the defaults are merged. */
@@ -42,32 +72,38 @@ export interface EffectiveConfig {
   userRulesFile: string;
   /** The configuration files that were found and read, lowest precedence first. */
   configFiles: string[];
+  /** The workspace's `.shellgate/config.toml`, when there is one, and whether it is trusted. */
+  project: ProjectConfigStatus | null;
+  workspaceCheck: WorkspaceCheck;
   timeoutMs: number;
   /** The `[shell_environment_policy]` table merged across files (later files win per key), if any. */
   shellEnvironmentPolicy?: ShellEnvironmentSettings;
-  /** Paths commands must not write even inside writable roots: configuration and rules directories. */
+  /**
+   * Paths commands must not write even inside writable roots, whether they exist or not: configuration
+   * and rules directories, the policy cache, the project's `.shellgate`.
+   */
   protectedPaths: string[];
 }
 
-/** The documented defaults: ask on request, workspace-write sandbox, no network, no `exec` timeout. */
+/**
+ * The documented defaults: ask on request, workspace-write sandbox, no network, and a 10-minute
+ * timeout for `shellgate exec` (nobody may be watching it).
+ */
 export const DEFAULTS = {
   approvalPolicy: "on-request" as ApprovalPolicyName,
   sandboxMode: "workspace-write" as SandboxModeName,
   network: false,
-  /** `shellgate exec` waits for the command as long as it takes unless told otherwise. */
-  timeoutMs: 0,
+  timeoutMs: 600_000,
 };
 
-/** The nearest `.shellgate/config.toml` at or above `cwd`, or null. */
+/**
+ * The workspace's own project file, `<cwd>/.shellgate/config.toml`, or null when it does not exist.
+ * Ancestors are never searched: a directory above the workspace (a shared temp directory, another
+ * project) does not configure it.
+ */
 export function findProjectConfig(cwd: string): string | null {
-  let dir = path.resolve(cwd);
-  for (;;) {
-    const candidate = path.join(dir, PROJECT_DIR_NAME, CONFIG_FILE_NAME);
-    if (existsSync(candidate)) return candidate;
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
+  const candidate = path.join(path.resolve(cwd), PROJECT_DIR_NAME, CONFIG_FILE_NAME);
+  return existsSync(candidate) ? candidate : null;
 }
 
 interface Layer {
@@ -93,42 +129,21 @@ function resolveFrom(layer: Layer, p: string): string {
   return path.resolve(layer.base, p);
 }
 
-/**
- * Load the configuration: flags, then the project's `.shellgate/config.toml`, then the user's
- * `config.toml`, then {@link DEFAULTS}.
- * @throws ConfigError for an unreadable or invalid file, UsageError for contradictory flags.
- */
-export async function loadConfig(overrides: ConfigOverrides = {}, env: PathEnv = process.env): Promise<EffectiveConfig> {
-  const cwd = path.resolve(overrides.cwd ?? process.cwd());
-  if (!existsSync(cwd)) throw new UsageError(`--cwd: directory does not exist: ${cwd}`);
-  const userDir = userConfigDir(env);
-  const home = env["HOME"] || env["USERPROFILE"] || os.homedir();
-  const layers: Layer[] = [];
-  const userFile = path.join(userDir, CONFIG_FILE_NAME);
-  const userConfig = await readConfigFile(userFile);
-  if (userConfig) layers.push({ file: userFile, base: userDir, home, config: userConfig });
-  const projectFile = findProjectConfig(cwd);
-  if (projectFile && projectFile !== userFile) {
-    const projectConfig = await readConfigFile(projectFile);
-    if (projectConfig) layers.push({ file: projectFile, base: path.dirname(path.dirname(projectFile)), home, config: projectConfig });
-  }
+/** What merging a list of layers with the flags gives, before rules and paths. */
+interface Merged {
+  approvalPolicy: ApprovalPolicyName;
+  mode: SandboxModeName;
+  sandboxPolicy: SandboxPolicy;
+  shellEnvironmentPolicy: ShellEnvironmentSettings | undefined;
+  timeoutMs: number;
+  codexRules: boolean;
+  allowBroadWorkspace: boolean;
+}
 
+function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged {
   const approvalPolicy = overrides.approvalPolicy ?? last(layers, (c) => c.approval_policy) ?? DEFAULTS.approvalPolicy;
   const mode = overrides.sandboxMode ?? last(layers, (c) => c.sandbox_mode) ?? DEFAULTS.sandboxMode;
   const sandboxPolicy = buildSandboxPolicy(mode, layers, overrides, cwd);
-
-  const rules: RulesFileEntry[] = [];
-  if (!overrides.noDefaultRules) {
-    for (const file of await listRulesDir(userRulesDir(env))) rules.push({ file, origin: "user" });
-    if (last(layers, (c) => c.codex_rules) ?? true) {
-      for (const file of await listRulesDir(codexRulesDir(env))) rules.push({ file, origin: "codex" });
-    }
-    for (const layer of layers) {
-      for (const r of layer.config.rules ?? []) rules.push({ file: resolveFrom(layer, r), origin: "config" });
-    }
-  }
-  for (const r of overrides.rules ?? []) rules.push({ file: path.resolve(cwd, r), origin: "flag" });
-
   let shellEnvironmentPolicy: ShellEnvironmentSettings | undefined;
   for (const layer of layers) {
     const t = layer.config.shell_environment_policy;
@@ -142,11 +157,129 @@ export async function loadConfig(overrides: ConfigOverrides = {}, env: PathEnv =
       ...(t.set !== undefined ? { set: t.set } : {}),
     };
   }
+  return {
+    approvalPolicy,
+    mode,
+    sandboxPolicy,
+    shellEnvironmentPolicy,
+    timeoutMs: overrides.timeoutMs ?? last(layers, (c) => c.timeout_ms) ?? DEFAULTS.timeoutMs,
+    codexRules: last(layers, (c) => c.codex_rules) ?? true,
+    allowBroadWorkspace: overrides.allowBroadWorkspace === true || (last(layers, (c) => c.allow_broad_workspace) ?? false),
+  };
+}
 
-  // policy-check's compiled-policy cache: a command that could rewrite it would change what policy-check reports.
-  const protectedPaths = [userDir, codexRulesDir(env), defaultPolicyCacheDir(env)];
-  if (projectFile) protectedPaths.push(path.dirname(projectFile));
-  protectedPaths.push(path.join(cwd, PROJECT_DIR_NAME));
+function baselineOf(merged: Merged, layers: Layer[], cwd: string): Baseline {
+  const p = merged.sandboxPolicy;
+  return {
+    approvalPolicy: merged.approvalPolicy,
+    sandboxMode: merged.mode,
+    network: p.mode === "danger-full-access" || ((p.mode === "workspace-write" || p.mode === "external-sandbox") && p.networkAccess),
+    writableRoots: p.mode === "workspace-write" ? p.writableRoots.map(canonicalPath) : [],
+    workspace: canonicalPath(cwd),
+    excludeTmpdirEnvVar: last(layers, (c) => c.sandbox_workspace_write?.exclude_tmpdir_env_var) ?? false,
+    excludeSlashTmp: last(layers, (c) => c.sandbox_workspace_write?.exclude_slash_tmp) ?? false,
+    env: merged.shellEnvironmentPolicy ?? {},
+    timeoutMs: merged.timeoutMs,
+    codexRules: merged.codexRules,
+    allowBroadWorkspace: merged.allowBroadWorkspace,
+  };
+}
+
+function within(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/**
+ * Load the configuration: flags, then the workspace's `.shellgate/config.toml`, then the user's
+ * `config.toml`, then {@link DEFAULTS}. A project file of a project the user has not trusted (see
+ * `[projects."<path>"]` in the user config) may only make the policy stricter.
+ * @throws UntrustedProjectConfigError when an untrusted project file would loosen the policy,
+ * BroadWorkspaceError when a writable directory is `/` or the home directory and nobody allowed it,
+ * ConfigError for an unreadable or invalid file, UsageError for contradictory flags.
+ */
+export async function loadConfig(
+  overrides: ConfigOverrides = {},
+  env: PathEnv = process.env,
+  options: LoadConfigOptions = {},
+): Promise<EffectiveConfig> {
+  const cwd = path.resolve(overrides.cwd ?? process.cwd());
+  if (!existsSync(cwd)) throw new UsageError(`--cwd: directory does not exist: ${cwd}`);
+  const userDir = userConfigDir(env);
+  const home = env["HOME"] || env["USERPROFILE"] || os.homedir();
+  const userFile = path.join(userDir, CONFIG_FILE_NAME);
+  const userConfig = await readConfigFile(userFile);
+  const userLayers: Layer[] = userConfig ? [{ file: userFile, base: userDir, home, config: userConfig }] : [];
+  const layers: Layer[] = [...userLayers];
+
+  let project: ProjectConfigStatus | null = null;
+  const projectFile = findProjectConfig(cwd);
+  if (projectFile && projectFile !== userFile) {
+    const projectConfig = await readConfigFile(projectFile);
+    if (projectConfig) {
+      if (projectConfig.projects !== undefined) {
+        throw new ConfigError(projectFile, `\`projects\`: project trust is read only from your user config (${userFile}); a project cannot trust itself or others`);
+      }
+      const layer: Layer = { file: projectFile, base: cwd, home, config: projectConfig };
+      const trusted = isProjectTrusted(userConfig, userFile, cwd);
+      if (!trusted) {
+        const baseline = baselineOf(merge(userLayers, overrides, cwd), userLayers, cwd);
+        const flags: FlagsGiven = {
+          approvalPolicy: overrides.approvalPolicy !== undefined,
+          sandboxMode: overrides.sandboxMode !== undefined,
+          network: overrides.network !== undefined,
+          timeoutMs: overrides.timeoutMs !== undefined,
+          noDefaultRules: overrides.noDefaultRules === true,
+          allowBroadWorkspace: overrides.allowBroadWorkspace === true,
+        };
+        const weakenings = findWeakenings(projectConfig, baseline, flags, (p) => canonicalPath(resolveFrom(layer, p)));
+        if (weakenings.length > 0) throw new UntrustedProjectConfigError(projectFile, weakenings, userFile, trustSnippet(cwd));
+      }
+      layers.push(layer);
+      project = { file: projectFile, trusted };
+    }
+  }
+
+  const merged = merge(layers, overrides, cwd);
+  const { approvalPolicy, sandboxPolicy } = merged;
+
+  const rules: RulesFileEntry[] = [];
+  if (!overrides.noDefaultRules) {
+    for (const file of await listRulesDir(userRulesDir(env))) rules.push({ file, origin: "user" });
+    if (merged.codexRules) {
+      for (const file of await listRulesDir(codexRulesDir(env))) rules.push({ file, origin: "codex" });
+    }
+    for (const layer of layers) {
+      for (const r of layer.config.rules ?? []) rules.push({ file: resolveFrom(layer, r), origin: "config" });
+    }
+  }
+  for (const r of overrides.rules ?? []) rules.push({ file: path.resolve(cwd, r), origin: "flag" });
+
+  const writableRoots = sandboxPolicy.mode === "workspace-write" ? sandboxPolicy.writableRoots : [];
+  const broadRoots = sandboxPolicy.mode === "workspace-write" ? findBroadRoots(cwd, writableRoots, homeDirectories(env)) : [];
+  const workspaceCheck: WorkspaceCheck = { broadRoots, allowed: broadRoots.length === 0 || merged.allowBroadWorkspace };
+  if (broadRoots.length > 0 && merged.allowBroadWorkspace) {
+    workspaceCheck.allowedBy = overrides.allowBroadWorkspace === true ? "flag" : "config";
+  }
+  if (!workspaceCheck.allowed && (options.broadWorkspace ?? "refuse") === "refuse") throw new BroadWorkspaceError(broadRoots);
+
+  // Everything that decides how a later command is judged stays read-only, existing or not (the
+  // sandbox holds a missing one with a placeholder): the user's and Codex's configuration, the
+  // workspace's `.shellgate`, policy-check's compiled-policy cache, and the directory of every
+  // rules file loaded. A rules directory that is (or contains) a writable root is left to the
+  // sandbox's protection of the file itself: holding it would make the whole root read-only.
+  const protectedPaths = [userDir, codexRulesDir(env), defaultPolicyCacheDir(env), path.join(cwd, PROJECT_DIR_NAME)];
+  const rootsReal = [canonicalPath(cwd), ...writableRoots.map(canonicalPath)];
+  if (sandboxPolicy.mode === "workspace-write") {
+    const tmpdir = env["TMPDIR"];
+    if (!sandboxPolicy.excludeTmpdirEnvVar && tmpdir && path.isAbsolute(tmpdir)) rootsReal.push(canonicalPath(tmpdir));
+    if (!sandboxPolicy.excludeSlashTmp && process.platform !== "win32") rootsReal.push(canonicalPath("/tmp"));
+  }
+  for (const r of rules) {
+    const dir = path.dirname(r.file);
+    const dirReal = canonicalPath(dir);
+    if (!rootsReal.some((root) => within(dirReal, root))) protectedPaths.push(dir);
+  }
 
   return {
     cwd,
@@ -155,8 +288,10 @@ export async function loadConfig(overrides: ConfigOverrides = {}, env: PathEnv =
     rules,
     userRulesFile: path.join(userRulesDir(env), "default.rules"),
     configFiles: layers.map((l) => l.file),
-    timeoutMs: overrides.timeoutMs ?? last(layers, (c) => c.timeout_ms) ?? DEFAULTS.timeoutMs,
-    ...(shellEnvironmentPolicy ? { shellEnvironmentPolicy } : {}),
+    project,
+    workspaceCheck,
+    timeoutMs: merged.timeoutMs,
+    ...(merged.shellEnvironmentPolicy ? { shellEnvironmentPolicy: merged.shellEnvironmentPolicy } : {}),
     protectedPaths: [...new Set(protectedPaths)],
   };
 }

@@ -32,7 +32,7 @@ export function codexRulesDir(env: PathEnv = process.env): string {
   return path.join(codexHome ? path.resolve(codexHome) : path.join(home(env), ".codex"), "rules");
 }
 
-/** The project configuration directory's name, looked for in the working directory and its ancestors. */
+/** The project configuration directory's name, read in the workspace (the working directory) only, never its ancestors. */
 export const PROJECT_DIR_NAME = ".shellgate";
 
 /** The configuration file's name, in both the project and the user directory. */

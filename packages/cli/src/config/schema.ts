@@ -26,6 +26,13 @@ export const ShellEnvironmentTableSchema = z.strictObject({
   set: z.record(z.string(), z.string()).optional(),
 });
 
+/** How much the user trusts a project (`[projects."/abs/path"] trust_level = ...`, Codex's format). */
+export const TrustLevelSchema = z.enum(["trusted", "untrusted"]);
+export type TrustLevel = z.infer<typeof TrustLevelSchema>;
+
+/** One `[projects."/abs/path"]` table of the user configuration. */
+export const ProjectTrustTableSchema = z.strictObject({ trust_level: TrustLevelSchema });
+
 /**
  * One configuration file (`.shellgate/config.toml` in a project, `config.toml` in the user's config directory).
  * Every key is optional; unknown keys are an error so typos are not silently ignored.
@@ -39,11 +46,21 @@ export const ConfigFileSchema = z.strictObject({
   rules: z.array(z.string().min(1)).optional(),
   /** Whether to read the Codex rules directory (`~/.codex/rules`) too. Default true. */
   codex_rules: z.boolean().optional(),
-  /** Default timeout of `shellgate exec`, in milliseconds (0 = none). */
+  /** Timeout of `shellgate exec`, in milliseconds (0 = none; default 600000, 10 minutes). */
   timeout_ms: z.number().int().min(0).optional(),
   /** Paths commands may never read, even when approved (kept sandboxed). */
   denied_read_paths: z.array(z.string().min(1)).optional(),
   sandbox_workspace_write: WorkspaceWriteTableSchema.optional(),
   shell_environment_policy: ShellEnvironmentTableSchema.optional(),
+  /**
+   * Allow the workspace or a writable root to be `/`, the home directory or an ancestor of it under
+   * workspace-write. Honoured from the user config and trusted projects only.
+   */
+  allow_broad_workspace: z.boolean().optional(),
+  /**
+   * Per-project trust, keyed by absolute path (matched against the workspace's real path, exactly).
+   * Read from the user config only; a project file naming it is refused.
+   */
+  projects: z.record(z.string().min(1), ProjectTrustTableSchema).optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

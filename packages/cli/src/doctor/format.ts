@@ -1,3 +1,4 @@
+import { escapeForDisplay } from "@shellgate/orchestrator";
 import type { DoctorReport } from "./report.js";
 
 function describePolicy(report: DoctorReport): string {
@@ -19,8 +20,23 @@ export function formatDoctorReport(r: DoctorReport): string {
   out.push(`shellgate ${r.version} on ${r.platform}, node ${r.node}`);
   out.push(`cwd: ${r.cwd}`);
   out.push(`config files: ${r.configFiles.length > 0 ? r.configFiles.join(", ") : "(none; defaults)"}`);
+  if (r.project) {
+    out.push(
+      `project config: ${r.project.file} (${r.project.trusted ? "trusted: applied as written" : "not trusted: may only make the policy stricter"})`,
+    );
+  }
   out.push(`approval policy: ${r.approvalPolicy}`);
   out.push(`sandbox policy: ${describePolicy(r)}`);
+  out.push("");
+  out.push("workspace");
+  if (r.workspace.broadRoots.length === 0) {
+    out.push(`  ${mark(true)} no writable directory is / or your home`);
+  } else if (r.workspace.allowed) {
+    const by = r.workspace.allowedBy === "flag" ? "--allow-broad-workspace" : "allow_broad_workspace = true";
+    for (const b of r.workspace.broadRoots) out.push(`  note ${b.real} is writable although it is ${b.reason === "filesystem-root" ? "/" : "your home or contains it"} (allowed by ${by})`);
+  } else {
+    out.push(`  ${mark(false)} ${r.workspace.error ?? "the workspace is too broad"}`);
+  }
   out.push("");
   out.push("shell");
   out.push(r.shell.ok ? `  ${mark(true)} ${r.shell.type} at ${r.shell.path} (${r.shell.source})` : `  ${mark(false)} ${r.shell.error}`);
@@ -54,6 +70,10 @@ export function formatDoctorReport(r: DoctorReport): string {
     if (rule.error) for (const line of rule.error.split("\n")) out.push(`       ${line}`);
   }
   out.push(`  "always allow" writes to ${r.userRulesFile}`);
+  out.push("");
+  out.push("environment (variables commands will not see; names only)");
+  if (r.environment.dropped.length === 0) out.push("  (none dropped)");
+  for (const d of r.environment.dropped) out.push(`  ${escapeForDisplay(d.name)}: ${d.reason}`);
   out.push("");
   out.push(r.ok ? "everything needed is in place" : `${r.problems.length} problem(s):\n${r.problems.map((p) => `  - ${p}`).join("\n")}`);
   return `${out.join("\n")}\n`;

@@ -12,7 +12,8 @@ export async function doctorMain(args: string[]): Promise<number> {
   let config;
   try {
     parsed = parseCommandArgs(args, { ...CONFIG_OPTIONS, json: { type: "boolean" }, help: { type: "boolean" } }, false);
-    config = await loadConfig(configOverrides(parsed.values));
+    // A workspace of / or the home directory is reported (exit 1), not refused: doctor says why.
+    config = await loadConfig(configOverrides(parsed.values), process.env, { broadWorkspace: "report" });
   } catch (error) {
     if (error instanceof CliError) {
       process.stderr.write(`shellgate doctor: ${describeError(error)}\n`);

@@ -2,7 +2,9 @@ import { computeWritableRoots, SandboxManager, type BackendReport, type SandboxP
 import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { detectUserShell } from "@shellgate/shell-detect";
 import { loadPolicy } from "@shellgate/execpolicy";
-import type { EffectiveConfig } from "../config/index.js";
+import { describeEnvDropReason, explainEnvScrub } from "@shellgate/orchestrator";
+import type { EffectiveConfig, ProjectConfigStatus, WorkspaceCheck } from "../config/index.js";
+import { BroadWorkspaceError } from "../errors.js";
 import { describeError } from "../error-text.js";
 
 /** The rules file entry of a doctor report. */
@@ -22,6 +24,10 @@ export interface DoctorReport {
   node: string;
   cwd: string;
   configFiles: string[];
+  /** The workspace's project file and whether it is trusted (untrusted: it may only tighten). */
+  project: ProjectConfigStatus | null;
+  /** Whether the workspace or a writable root is `/` or the home directory, and who allowed it. */
+  workspace: WorkspaceCheck & { error?: string };
   approvalPolicy: string;
   sandboxPolicy: SandboxPolicy;
   shell: { ok: true; type: string; path: string; source: string } | { ok: false; error: string };
@@ -32,6 +38,8 @@ export interface DoctorReport {
     | { ok: false; error: string };
   rules: RulesFileStatus[];
   userRulesFile: string;
+  /** Host variables commands will not see under the environment policy, and why (names only, never values). */
+  environment: { dropped: Array<{ name: string; reason: string }> };
   problems: string[];
 }
 
@@ -46,7 +54,7 @@ export function createSandboxManager(): SandboxManager {
 export async function gatherDoctorReport(
   config: EffectiveConfig,
   version: string,
-  options: { manager?: SandboxManager } = {},
+  options: { manager?: SandboxManager; hostEnv?: Readonly<Record<string, string | undefined>> } = {},
 ): Promise<DoctorReport> {
   const problems: string[] = [];
   let shell: DoctorReport["shell"];
@@ -56,6 +64,12 @@ export async function gatherDoctorReport(
   } catch (error) {
     shell = { ok: false, error: describeError(error) };
     problems.push(`shell: ${shell.error}`);
+  }
+
+  const workspace: DoctorReport["workspace"] = { ...config.workspaceCheck };
+  if (!workspace.allowed) {
+    workspace.error = new BroadWorkspaceError(workspace.broadRoots).message;
+    problems.push(`workspace: ${workspace.error}`);
   }
 
   const manager = options.manager ?? createSandboxManager();
@@ -79,6 +93,15 @@ export async function gatherDoctorReport(
     problems.push(`sandbox: ${sandbox.error}`);
   }
 
+  let environment: DoctorReport["environment"];
+  try {
+    const drops = explainEnvScrub(config.shellEnvironmentPolicy ?? {}, options.hostEnv ?? process.env);
+    environment = { dropped: drops.map((d) => ({ name: d.name, reason: describeEnvDropReason(d.reason) })) };
+  } catch (error) {
+    environment = { dropped: [] };
+    problems.push(`environment: ${describeError(error)}`);
+  }
+
   const rules = await checkRulesFiles(config.rules.map((r) => r.file));
   const statuses: RulesFileStatus[] = config.rules.map((entry) => ({ ...entry, ...rules.get(entry.file)! }));
   for (const status of statuses) {
@@ -92,6 +115,8 @@ export async function gatherDoctorReport(
     node: process.version,
     cwd: config.cwd,
     configFiles: config.configFiles,
+    project: config.project,
+    workspace,
     approvalPolicy: config.approvalPolicy,
     sandboxPolicy: config.sandboxPolicy,
     shell,
@@ -99,6 +124,7 @@ export async function gatherDoctorReport(
     sandbox,
     rules: statuses,
     userRulesFile: config.userRulesFile,
+    environment,
     problems,
   };
 }

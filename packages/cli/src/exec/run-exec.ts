@@ -1,8 +1,10 @@
+import { escapeForDisplay, TerminalOutputFilter } from "@shellgate/orchestrator";
 import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
 import { canPrompt, createTerminalPrompt } from "../approval/terminal.js";
 import type { EffectiveConfig } from "../config/index.js";
 import { createCliOrchestrator } from "../orchestrator-factory.js";
 import { EXEC_EXIT, exitCodeForError, exitCodeForSignal } from "./exit-codes.js";
+import { JsonOutputCapture, writeAllSync } from "./output-capture.js";
 
 /** What `shellgate exec` runs: an argv as is, or a script through the user's shell. */
 export type ExecTarget = { kind: "argv"; argv: string[] } | { kind: "script"; script: string };
@@ -12,8 +14,13 @@ export interface ExecJsonResult {
   exitCode: number;
   timedOut: boolean;
   durationMs: number | null;
+  /** The command's stdout; past 1 MiB its head and tail around a line naming the file with all of it. */
   stdout: string;
+  /** The same for stderr. */
   stderr: string;
+  /** Whether `stdout` or `stderr` was cut; `fullOutputFiles` then names the files (mode 0600) with every byte. */
+  truncated: boolean;
+  fullOutputFiles?: { stdout?: string; stderr?: string };
   /** Set when the command did not run (refused, aborted, failed to start). */
   error?: { code: string; message: string };
   /** What was decided and why; never contains the command, cwd, env or output. */
@@ -21,8 +28,9 @@ export interface ExecJsonResult {
 }
 
 /**
- * Run one command through the orchestrator with the terminal as the approver; stream its output
- * (or collect it for `--json`) and return the exit code to exit with.
+ * Run one command through the orchestrator with the terminal as the approver; stream all of its
+ * output (no cap; escape sequences that act on the terminal are removed when the stream is a
+ * terminal) or, for `--json`, collect it bounded with a spill file; return the exit code to exit with.
  */
 export async function runExec(
   config: EffectiveConfig,
@@ -48,16 +56,37 @@ export async function runExec(
   };
   process.stdout.on("error", onStdoutError);
 
-  const decoder = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-  const collected = { stdout: "", stderr: "" };
+  // Every byte goes through the direct output sink (output delta events are capped per call).
+  const capture = options.json ? new JsonOutputCapture() : undefined;
+  const fds = { stdout: 1, stderr: 2 };
+  // OSC 52 (clipboard), OSC 8, titles, device queries… act on a person's terminal: removed there,
+  // while a pipe or file gets the bytes exactly.
+  const filters = {
+    stdout: !capture && process.stdout.isTTY === true ? new TerminalOutputFilter() : undefined,
+    stderr: !capture && process.stderr.isTTY === true ? new TerminalOutputFilter() : undefined,
+  };
+  const emit = (stream: "stdout" | "stderr", data: Uint8Array) => {
+    if (data.byteLength === 0 || readerGone) return;
+    try {
+      writeAllSync(fds[stream], data);
+    } catch {
+      // The reader of stdout went away (EPIPE) or the stream broke: stop the command, as a shell
+      // pipeline would. A broken stderr only loses the command's diagnostics.
+      if (stream === "stdout") {
+        readerGone = true;
+        controller.abort();
+      }
+    }
+  };
+  const onOutput = (stream: "stdout" | "stderr", chunk: Uint8Array) => {
+    if (capture) return capture.push(stream, chunk);
+    const filter = filters[stream];
+    emit(stream, filter ? filter.push(chunk) : chunk);
+  };
   let end: Extract<OrchestratorEvent, { type: "exec.end" }> | undefined;
   let trace: DecisionTrace | undefined;
   const off = orchestrator.on((event) => {
-    if (event.type === "exec.output_delta") {
-      const stream = event.stream === "stderr" ? "stderr" : "stdout";
-      if (options.json) collected[stream] += decoder[stream].decode(event.chunk, { stream: true });
-      else (stream === "stderr" ? process.stderr : process.stdout).write(event.chunk);
-    } else if (event.type === "exec.end") {
+    if (event.type === "exec.end") {
       end = event;
     } else if (event.type === "trace") {
       trace = event.trace;
@@ -79,7 +108,7 @@ export async function runExec(
   let exitCode: number;
   let failure: { code: string; message: string } | undefined;
   try {
-    const response = await orchestrator.handleToolCall(call, { signal: controller.signal });
+    const response = await orchestrator.handleToolCall(call, { signal: controller.signal, onOutput });
     if (response.error) {
       failure = response.error;
       exitCode = controller.signal.aborted ? EXEC_EXIT.ABORTED : exitCodeForError(response.error);
@@ -91,24 +120,34 @@ export async function runExec(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await orchestrator.close();
+    for (const stream of ["stdout", "stderr"] as const) {
+      const rest = filters[stream]?.end();
+      if (rest) emit(stream, rest);
+    }
   }
+  const captured = capture?.finish();
   if (readerGone) return EXEC_EXIT.PIPE_CLOSED;
 
-  if (options.json) {
-    collected.stdout += decoder.stdout.decode();
-    collected.stderr += decoder.stderr.decode();
+  if (captured) {
+    const files = {
+      ...(captured.stdout.fullOutputFile ? { stdout: captured.stdout.fullOutputFile } : {}),
+      ...(captured.stderr.fullOutputFile ? { stderr: captured.stderr.fullOutputFile } : {}),
+    };
+    const truncated = Object.keys(files).length > 0;
     const result: ExecJsonResult = {
       exitCode,
       timedOut: end?.timedOut ?? false,
       durationMs: end ? Math.round(end.durationMs) : null,
-      stdout: collected.stdout,
-      stderr: collected.stderr,
+      stdout: captured.stdout.text,
+      stderr: captured.stderr.text,
+      truncated,
+      ...(truncated ? { fullOutputFiles: files } : {}),
       ...(failure !== undefined ? { error: { code: failure.code, message: refusalText(failure, interactive) } } : {}),
       ...(trace ? { trace } : {}),
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } else if (failure !== undefined) {
-    process.stderr.write(`shellgate exec: ${refusalText(failure, interactive)}\n`);
+    process.stderr.write(`shellgate exec: ${escapeForDisplay(refusalText(failure, interactive))}\n`);
   } else if (end?.timedOut) {
     process.stderr.write(`shellgate exec: timed out after ${config.timeoutMs} ms; the command was killed\n`);
   }

@@ -1,4 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { escapeForDisplay } from "@shellgate/orchestrator";
 import { displayArgv } from "../approval/render.js";
 import type { PromptDecision, PromptRequest } from "../approval/types.js";
 
@@ -13,19 +14,19 @@ export function clientSupportsElicitation(server: Server): boolean {
   return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
-/** The message shown to the person in the client. */
+/** The message shown to the person in the client; every field is escaped (no raw control, bidi or invisible character). */
 export function elicitationMessage(request: PromptRequest): string {
   const lines = [
     request.retryAfterDenial
       ? "The sandbox probably blocked this command. Run it again without the sandbox?"
       : "An agent wants to run a command that needs your approval.",
     `Command: ${displayArgv(request.argv)}`,
-    `Working directory: ${request.cwd}`,
+    `Working directory: ${escapeForDisplay(request.cwd)}`,
   ];
-  if (request.reason) lines.push(`Reason: ${request.reason}`);
-  if (request.justification) lines.push(`Agent's justification: ${request.justification}`);
+  if (request.reason) lines.push(`Reason: ${escapeForDisplay(request.reason)}`);
+  if (request.justification) lines.push(`Agent's justification: ${escapeForDisplay(request.justification)}`);
   for (const rule of request.matchedRules ?? []) {
-    if (rule.source) lines.push(`Rule: ${rule.source.file}:${rule.source.line} (${rule.decision})`);
+    if (rule.source) lines.push(escapeForDisplay(`Rule: ${rule.source.file}:${rule.source.line} (${rule.decision})`));
   }
   return lines.join("\n");
 }
