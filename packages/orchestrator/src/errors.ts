@@ -11,6 +11,7 @@ export type OrchestratorErrorCode =
   | "ORCH_TIMEOUT"
   | "ORCH_SANDBOX_DENIED"
   | "ORCH_SPAWN_FAILED"
+  | "ORCH_SANDBOX_PREPARE_FAILED"
   | "ORCH_CANCELLED"
   | "ORCH_UNKNOWN_SESSION"
   | "ORCH_SESSION_NOT_TTY"
@@ -115,6 +116,16 @@ export class SandboxDeniedError extends OrchestratorError {
 export class SpawnFailedError extends OrchestratorError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("ORCH_SPAWN_FAILED", message, options);
+  }
+}
+
+/**
+ * The sandbox for the call could not be built: no usable backend, or the backend refused (a protected
+ * path it cannot pin, a binary it will not trust). Nothing was started; the cause is the backend's error.
+ */
+export class SandboxPrepareFailedError extends OrchestratorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("ORCH_SANDBOX_PREPARE_FAILED", message, options);
   }
 }
 

@@ -7,7 +7,10 @@ import { errorCode } from "../error-text.js";
 export const EXEC_EXIT = {
   /** The command ran past `--timeout` and was killed. */
   TIMEOUT: 124,
-  /** shellgate could not run the command: bad arguments or configuration, a rules file that does not parse, no sandbox. */
+  /**
+   * shellgate could not run the command: bad arguments or configuration, a rules file that does not parse,
+   * no sandbox or one that refused to be built (ORCH_SANDBOX_PREPARE_FAILED), a workspace that changed identity.
+   */
   SHELLGATE_ERROR: 125,
   /** The command was not allowed: forbidden by a rule, denied, or it needed approval and nobody could be asked. */
   REFUSED: 126,

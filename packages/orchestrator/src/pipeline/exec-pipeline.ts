@@ -1,7 +1,7 @@
 import type { ExecEnv, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
 import { assessCommand } from "../admission/assess-command.js";
 import { renderCommand } from "../admission/quote.js";
-import { AbortedError, ApprovalUnavailableError, CancelledError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SpawnFailedError } from "../errors.js";
+import { AbortedError, ApprovalUnavailableError, CancelledError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
 import { askApproval, checkCancelled } from "./approval-step.js";
 import { firstAttemptOverride, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON } from "./decisions.js";
@@ -166,7 +166,7 @@ export class ExecPipeline {
     try {
       env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: request.env }, policy, options);
     } catch (error) {
-      throw new SpawnFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
+      throw new SandboxPrepareFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
     }
     let result: LaunchResult<T>;
     try {
@@ -187,6 +187,6 @@ function outcomeOf(error: unknown, signal: AbortSignal | undefined): DecisionTra
   if (error instanceof RejectedError) return "rejected";
   if (error instanceof AbortedError) return "aborted";
   if (error instanceof CancelledError || signal?.aborted) return "cancelled";
-  if (error instanceof SpawnFailedError) return "spawn_failed";
+  if (error instanceof SpawnFailedError || error instanceof SandboxPrepareFailedError) return "spawn_failed";
   return "error";
 }
