@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { InvalidCommandSpecError, InvalidSandboxPathError, parseSandboxPolicy, SandboxError } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, LinuxSandboxError } from "../src/index.js";
-import { baseEnv, bwrapMissing, landlockMissing, makeDirs, run, runSandboxed, sh } from "./support.js";
+import { baseEnv, bwrapMissing, landlockMissing, makeDirs, nobodyCannotReach, run, runSandboxed, sh } from "./support.js";
 
 const bwrapSkip = await bwrapMissing();
 const landlockSkip = await landlockMissing();
@@ -40,7 +40,7 @@ describe("bad input", () => {
     await expect(transform(["true"], { mode: "workspace-write" }, file)).rejects.toMatchObject({ field: "cwd" });
   });
 
-  it.skipIf(process.getuid?.() !== 0 || !fs.existsSync("/usr/bin/setpriv"))("rejects a cwd the user cannot read (checked as nobody)", async () => {
+  it.skipIf(nobodyCannotReach() !== undefined)(`rejects a cwd the user cannot read (checked as nobody)${nobodyCannotReach() ? ` (skipped: ${nobodyCannotReach()})` : ""}`, async () => {
     const locked = path.join(dirs.base, "locked");
     fs.mkdirSync(locked, { mode: 0o700 });
     fs.chmodSync(dirs.base, 0o755);
@@ -184,7 +184,7 @@ describe.skipIf(bwrapSkip !== undefined)(`policies under bwrap${bwrapSkip ? ` (s
     await execEnv.cleanup?.();
   });
 
-  it.skipIf(process.getuid?.() !== 0)("works for an unprivileged user (nobody) too", async () => {
+  it.skipIf(nobodyCannotReach() !== undefined)(`works for an unprivileged user (nobody) too${nobodyCannotReach() ? ` (skipped: ${nobodyCannotReach()})` : ""}`, async () => {
     fs.chmodSync(dirs.base, 0o777);
     fs.chmodSync(dirs.ws, 0o777);
     // Transformed as root but spawned as nobody: a pids cgroup made for root could not be joined

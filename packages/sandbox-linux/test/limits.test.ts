@@ -12,7 +12,7 @@ import {
   parseProcCgroup,
   planProcessLimit,
 } from "../src/process-limit.js";
-import { bwrapMissing, landlockMissing, makeDirs, processWithArgsExists, run, runSandboxed } from "./support.js";
+import { bwrapMissing, landlockMissing, makeDirs, nobodyCannotReach, processWithArgsExists, run, runSandboxed } from "./support.js";
 
 const V1_MOUNTINFO = [
   "26 1 254:0 / / rw,relatime - ext4 /dev/vda rw",
@@ -172,8 +172,8 @@ for (const layer of layers) {
   });
 }
 
-describe.skipIf((await bwrapMissing()) !== undefined || process.getuid?.() !== 0 || !fs.existsSync("/usr/bin/setpriv"))(
-  "process limit for an unprivileged user (run as nobody from root)",
+describe.skipIf((await bwrapMissing()) !== undefined || nobodyCannotReach() !== undefined)(
+  `process limit for an unprivileged user (run as nobody from root)${nobodyCannotReach() ? ` (skipped: ${nobodyCannotReach()})` : ""}`,
   () => {
     const dirs = makeDirs("limitsnobody");
     afterAll(() => dirs.remove());

@@ -130,3 +130,23 @@ export function processWithArgsExists(needle: string): number[] {
   }
   return found;
 }
+
+/**
+ * Why tests that switch to nobody from root cannot run here, or undefined when they can: they need
+ * the checkout (the built package and its helper) reachable by other users, and a clone below a
+ * private (0700) directory is not. `tooling/unprivileged` still runs the escape and limit suites as
+ * nobody in that case, through a bind mount.
+ */
+export function nobodyCannotReach(): string | undefined {
+  if (process.getuid?.() !== 0) return "not running as root";
+  if (!fs.existsSync("/usr/bin/setpriv")) return "/usr/bin/setpriv is missing";
+  let dir = fileURLToPath(new URL("..", import.meta.url));
+  for (;;) {
+    if ((fs.statSync(dir).mode & 0o001) === 0) {
+      return `nobody cannot reach the checkout (${dir} is private); tooling/unprivileged covers the nobody runs`;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}

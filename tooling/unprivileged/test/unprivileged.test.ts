@@ -71,7 +71,7 @@ const skip = whyNot();
 
 describe.skipIf(skip !== undefined)(`escape and trust suites as nobody${skip ? ` (skipped: ${skip})` : ""}`, () => {
   it.each([
-    ["packages/sandbox-linux", ["test/escapes"]],
+    ["packages/sandbox-linux", ["test/escapes", "test/limits"]],
     ["packages/cli", ["test/trust-", "test/sandbox-command.test.ts"]],
   ])("%s %j", async (pkg, files) => {
     const r = await runAsNobody(pkg, files);
