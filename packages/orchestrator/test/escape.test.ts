@@ -21,6 +21,11 @@ describe("escapeForDisplay", () => {
     expect(escapeForDisplay("x\ud800y")).toBe("x\\ud800y");
   });
 
+  it("escapes unassigned code points, such as U+2065 among the invisible operators (found by the elicitation property)", () => {
+    expect(escapeForDisplay("a\u2065b")).toBe("a\\u2065b");
+    expect(escapeForDisplay("\ufffe\u{10ffff}")).toBe("\\ufffe\\u{10ffff}");
+  });
+
   it("leaves ordinary text, spaces, quotes, backslashes and non-Latin letters alone", () => {
     const plain = "git commit -m 'fix: ça marche' C:\\path \u65e5\u672c \u{1f600}";
     expect(escapeForDisplay(plain)).toBe(plain);

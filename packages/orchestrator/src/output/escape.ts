@@ -2,10 +2,12 @@
  * Code points that act on a terminal or hide, reorder or disguise text instead of showing as
  * themselves: C0 and C1 controls and DEL (`Cc`), format characters (`Cf`: bidi embeddings,
  * overrides and isolates, zero-width characters, Unicode tags), line and paragraph separators,
- * lone surrogates, variation selectors, spaces other than U+0020, and the Hangul fillers that
- * render as nothing.
+ * lone surrogates, variation selectors, spaces other than U+0020, the Hangul fillers that
+ * render as nothing, and unassigned code points (`Cn`, noncharacters included): a later Unicode
+ * version may make one a format character (U+2065 sits among the invisible operators), and a
+ * terminal with newer tables would then hide it.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Variation_Selector}\u115f\u1160\u3164\uffa0]|(?! )\p{Zs}/gu;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cn}\p{Zl}\p{Zp}\p{Cs}\p{Variation_Selector}\u115f\u1160\u3164\uffa0]|(?! )\p{Zs}/gu;
 
 const NAMED: Readonly<Record<string, string>> = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
