@@ -6,6 +6,9 @@ import { InvalidCommandSpecError, InvalidSandboxPathError, parseSandboxPolicy, S
 import { createLinuxSandboxBackend, LinuxSandboxError } from "../src/index.js";
 import { baseEnv, bwrapMissing, landlockMissing, makeDirs, nobodyCannotReach, run, runSandboxed, sh } from "./support.js";
 
+/** Why the root-to-nobody tests cannot run here (computed once), or undefined. */
+const nobodySkip = nobodyCannotReach();
+
 const bwrapSkip = await bwrapMissing();
 const landlockSkip = await landlockMissing();
 
@@ -40,7 +43,7 @@ describe("bad input", () => {
     await expect(transform(["true"], { mode: "workspace-write" }, file)).rejects.toMatchObject({ field: "cwd" });
   });
 
-  it.skipIf(nobodyCannotReach() !== undefined)(`rejects a cwd the user cannot read (checked as nobody)${nobodyCannotReach() ? ` (skipped: ${nobodyCannotReach()})` : ""}`, async () => {
+  it.skipIf(nobodySkip !== undefined)(`rejects a cwd the user cannot read (checked as nobody)${nobodySkip ? ` (skipped: ${nobodySkip})` : ""}`, async () => {
     const locked = path.join(dirs.base, "locked");
     fs.mkdirSync(locked, { mode: 0o700 });
     fs.chmodSync(dirs.base, 0o755);
@@ -184,7 +187,7 @@ describe.skipIf(bwrapSkip !== undefined)(`policies under bwrap${bwrapSkip ? ` (s
     await execEnv.cleanup?.();
   });
 
-  it.skipIf(nobodyCannotReach() !== undefined)(`works for an unprivileged user (nobody) too${nobodyCannotReach() ? ` (skipped: ${nobodyCannotReach()})` : ""}`, async () => {
+  it.skipIf(nobodySkip !== undefined)(`works for an unprivileged user (nobody) too${nobodySkip ? ` (skipped: ${nobodySkip})` : ""}`, async () => {
     fs.chmodSync(dirs.base, 0o777);
     fs.chmodSync(dirs.ws, 0o777);
     // Transformed as root but spawned as nobody: a pids cgroup made for root could not be joined

@@ -14,6 +14,9 @@ import {
 } from "../src/process-limit.js";
 import { bwrapMissing, landlockMissing, makeDirs, nobodyCannotReach, processWithArgsExists, run, runSandboxed } from "./support.js";
 
+/** Why the root-to-nobody tests cannot run here (computed once), or undefined. */
+const nobodySkip = nobodyCannotReach();
+
 const V1_MOUNTINFO = [
   "26 1 254:0 / / rw,relatime - ext4 /dev/vda rw",
   "38 30 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids",
@@ -172,8 +175,8 @@ for (const layer of layers) {
   });
 }
 
-describe.skipIf((await bwrapMissing()) !== undefined || nobodyCannotReach() !== undefined)(
-  `process limit for an unprivileged user (run as nobody from root)${nobodyCannotReach() ? ` (skipped: ${nobodyCannotReach()})` : ""}`,
+describe.skipIf((await bwrapMissing()) !== undefined || nobodySkip !== undefined)(
+  `process limit for an unprivileged user (run as nobody from root)${nobodySkip ? ` (skipped: ${nobodySkip})` : ""}`,
   () => {
     const dirs = makeDirs("limitsnobody");
     afterAll(() => dirs.remove());

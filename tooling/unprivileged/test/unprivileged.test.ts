@@ -37,9 +37,10 @@ function runAsNobody(pkg: string, files: string[]): Promise<Outcome> {
   fs.chmodSync(stage, 0o755);
   const vitest = path.join(stage, "node_modules", "vitest", "vitest.mjs");
   // `--configLoader runner`: vite would otherwise write a bundled config next to vitest.config.ts,
-  // which nobody cannot do in a root-owned checkout.
-  const inner = [process.execPath, vitest, "run", "--configLoader", "runner", ...files].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-  const script = `mount --bind '${REPO}' '${stage}' && cd '${path.join(stage, pkg)}' && exec setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups ${inner}`;
+  // which nobody cannot do in a root-owned checkout. Paths travel as positional parameters, so no
+  // shell quoting is involved.
+  const script = `mount --bind "$1" "$2" && cd "$3" && shift 3 && exec setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups "$@"`;
+  const args = [REPO, stage, path.join(stage, pkg), process.execPath, vitest, "run", "--configLoader", "runner", ...files];
   const env: Record<string, string> = {
     PATH: "/usr/local/bin:/usr/bin:/bin",
     HOME: os.tmpdir(),
@@ -49,13 +50,14 @@ function runAsNobody(pkg: string, files: string[]): Promise<Outcome> {
     ...(process.env["CI"] ? { CI: process.env["CI"] } : {}),
   };
   return new Promise((resolve, reject) => {
-    const child = spawn("/usr/bin/unshare", ["--mount", "--propagation", "private", "--", "/bin/sh", "-c", script], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("/usr/bin/unshare", ["--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
     child.on("error", reject);
     child.on("close", (code) => {
-      fs.rmSync(stage, { recursive: true, force: true });
+      // Never recursive: were the bind mount ever visible here, a recursive delete would empty the checkout.
+      fs.rmdirSync(stage);
       resolve({ code, output });
     });
   });
