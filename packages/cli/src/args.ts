@@ -1,43 +1,55 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ApprovalPolicyNameSchema, SandboxModeNameSchema, type ConfigOverrides } from "./config/index.js";
 import { UsageError } from "./errors.js";
+import { parseNetwork, splitCommandLine } from "./options.js";
 
-export { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP } from "./options.js";
+export { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, parseNetwork } from "./options.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-/** The result of {@link parseCommandArgs}: option values, positionals, and whether `--` was given. */
+/** The result of {@link parseCommandArgs}: option values and the command. */
 export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
-  positionals: string[];
-  /** Positionals after the first `--` (empty when there was none). */
-  afterTerminator: string[];
+  /** The command: the words after `--`, else from the first word that is not an option (empty: none). */
+  command: string[];
+  /** Whether the command was introduced by `--`. */
   hadTerminator: boolean;
 }
 
+/** The flags of an option table that take the next argument as their value. */
+function valueFlagsOf(options: Options): Set<string> {
+  const flags = new Set<string>();
+  for (const [name, o] of Object.entries(options)) {
+    if (o.type !== "string") continue;
+    flags.add(`--${name}`);
+    if (o.short) flags.add(`-${o.short}`);
+  }
+  return flags;
+}
+
 /**
- * Parse one command's arguments strictly.
- * @throws UsageError naming the flag for unknown options or missing values.
+ * Parse one command's arguments strictly. shellgate's options come first; the command starts after `--`
+ * or at the first word that is not an option (see `splitCommandLine`), so `exec ls -la` runs `ls -la`.
+ * `--network` alone means on, `--no-network` off (see `splitCommandLine`).
+ * @throws UsageError naming the flag for unknown options or missing values, and for a command given to
+ * a command that takes none (`allowCommand` false).
  */
-export function parseCommandArgs(args: string[], options: Options, allowPositionals = true): ParsedArgs {
+export function parseCommandArgs(args: string[], options: Options, allowCommand = true): ParsedArgs {
   const shortAliases: Options = {};
   if ("rules" in options) shortAliases["rules"] = { ...options["rules"]!, short: "r" };
   if ("help" in options) shortAliases["help"] = { ...options["help"]!, short: "h" };
+  const all = { ...options, ...shortAliases };
+  const split = splitCommandLine(args, valueFlagsOf(all));
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...options, ...shortAliases }, allowPositionals, strict: true, tokens: true });
+    parsed = parseArgs({ args: split.own, options: all, allowPositionals: false, strict: true });
   } catch (error) {
     throw new UsageError(cleanParseError((error as Error).message), { cause: error });
   }
-  const terminator = parsed.tokens.find((t) => t.kind === "option-terminator");
-  const afterTerminator =
-    terminator === undefined ? [] : parsed.tokens.filter((t) => t.kind === "positional" && t.index > terminator.index).map((t) => (t as { value: string }).value);
-  return {
-    values: parsed.values as ParsedArgs["values"],
-    positionals: parsed.positionals,
-    afterTerminator,
-    hadTerminator: terminator !== undefined,
-  };
+  if (!allowCommand && (split.command.length > 0 || split.terminator)) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(split.terminator ? "--" : split.command[0])}: this command takes options only`);
+  }
+  return { values: parsed.values as ParsedArgs["values"], command: split.command, hadTerminator: split.terminator };
 }
 
 function cleanParseError(message: string): string {
@@ -65,17 +77,16 @@ export function configOverrides(values: ParsedArgs["values"]): ConfigOverrides {
     overrides.sandboxMode = r.data;
   }
   const network = str("network");
-  if (network !== undefined) {
-    if (!["on", "off", "true", "false"].includes(network)) throw new UsageError(`--network: expected on or off, got ${JSON.stringify(network)}`);
-    overrides.network = network === "on" || network === "true";
-  }
+  if (network !== undefined) overrides.network = parseNetwork(network);
   if (list("rules")) overrides.rules = list("rules")!;
   if (values["no-default-rules"] === true) overrides.noDefaultRules = true;
   if (list("writable-root")) overrides.writableRoots = list("writable-root")!;
   if (str("cwd") !== undefined) overrides.cwd = str("cwd")!;
   if (values["allow-broad-workspace"] === true) overrides.allowBroadWorkspace = true;
+  if (values["allow-weaker-isolation"] === true) overrides.allowWeakerIsolation = true;
   return overrides;
 }
+
 
 /** Parse a non-negative integer flag value. */
 export function parseMillis(flag: string, value: string): number {

@@ -18,12 +18,26 @@ export class UsageError extends CliError {
   }
 }
 
-/** A configuration file is unreadable or invalid; names the file, and the field or line:column. */
+/**
+ * A configuration file is unreadable or invalid; the message starts with `file:line:column` when the
+ * problem has a place in the file (a syntax error, an invalid or unknown key), else with the file.
+ */
 export class ConfigError extends CliError {
   readonly file: string;
-  constructor(file: string, message: string, options?: { cause?: unknown; code?: "CLI_CONFIG" | "CLI_PROJECT_NOT_TRUSTED" }) {
-    super(options?.code ?? "CLI_CONFIG", `${file}: ${message}`, options);
+  /** 1-based line of the problem, when it has one. */
+  readonly line: number | undefined;
+  /** 1-based column of the problem, when it has one. */
+  readonly column: number | undefined;
+  constructor(
+    file: string,
+    message: string,
+    options?: { cause?: unknown; code?: "CLI_CONFIG" | "CLI_PROJECT_NOT_TRUSTED"; line?: number; column?: number },
+  ) {
+    const where = options?.line !== undefined ? `${file}:${options.line}:${options.column ?? 1}` : file;
+    super(options?.code ?? "CLI_CONFIG", `${where}: ${message}`, options);
     this.file = file;
+    this.line = options?.line;
+    this.column = options?.line !== undefined ? (options.column ?? 1) : undefined;
   }
 }
 
@@ -35,6 +49,9 @@ export interface ProjectWeakening {
   tried: string;
   /** What the user's configuration (or the default) gives instead. */
   baseline: string;
+  /** Where the key is written in the project file (1-based), when it could be located. */
+  line?: number;
+  column?: number;
 }
 
 /**
@@ -51,7 +68,9 @@ export class UntrustedProjectConfigError extends ConfigError {
   /** The TOML lines that mark the project trusted. */
   readonly trustSnippet: string;
   constructor(file: string, weakenings: readonly ProjectWeakening[], userConfigFile: string, trustSnippet: string) {
-    const list = weakenings.map((w) => `  - ${w.tried} (your configuration gives ${w.baseline})`).join("\n");
+    const list = weakenings
+      .map((w) => `  - ${w.line !== undefined ? `${file}:${w.line}:${w.column ?? 1}: ` : ""}${w.tried} (your configuration gives ${w.baseline})`)
+      .join("\n");
     super(
       file,
       `this project is not trusted, and its configuration may only make the policy stricter; refused:\n${list}\n` +

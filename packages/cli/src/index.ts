@@ -52,6 +52,8 @@ export {
   createTerminalPrompt,
   canPrompt,
   choicesFor,
+  amendmentEffect,
+  isOffered,
   displayArgv,
   amendmentRuleLine,
   renderHeader,
@@ -64,5 +66,6 @@ export {
 export { startMcpServer, MCP_TOOLS, type ToolHost, type ToolHostFactory, type RunningMcpServer } from "./mcp/server.js";
 export { createElicitationApproval, clientSupportsElicitation, elicitationMessage } from "./mcp/approval.js";
 export { EXEC_EXIT, exitCodeForError } from "./exec/exit-codes.js";
+export { EXIT_TABLE, CONFIG_ERROR_EXIT, exitCodesHelp, exitCodesMarkdown, type ExitRow, type ExitTableCommand } from "./exit-table.js";
 export { describeError } from "./error-text.js";
 export { readPackageVersion } from "./version.js";

@@ -1,5 +1,6 @@
-// Kept free of imports so that `--help` loads nothing heavy.
+// Kept free of heavy imports so that `--help` loads nothing heavy (errors.ts imports nothing).
 import type { ParseArgsConfig } from "node:util";
+import { UsageError } from "./errors.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -13,6 +14,7 @@ export const CONFIG_OPTIONS = {
   network: { type: "string" },
   cwd: { type: "string" },
   "allow-broad-workspace": { type: "boolean" },
+  "allow-weaker-isolation": { type: "boolean" },
 } as const satisfies Options;
 
 /** The help lines of {@link CONFIG_OPTIONS}. */
@@ -22,11 +24,16 @@ export const CONFIG_OPTIONS_HELP = `  -r, --rules FILE           add a rules fil
       --sandbox MODE         read-only | workspace-write | danger-full-access | external-sandbox
                              (default workspace-write)
       --writable-root DIR    another writable directory under workspace-write (repeatable)
-      --network on|off       network access for workspace-write / external-sandbox (default off)
+      --network [on|off]     network access for workspace-write / external-sandbox (default off);
+                             a bare --network is on, --no-network is off
       --cwd DIR              working directory (default: the current directory)
       --allow-broad-workspace
                              let the workspace or a writable root be / or your home directory
-                             under workspace-write (refused otherwise; config: allow_broad_workspace)`;
+                             under workspace-write (refused otherwise; config: allow_broad_workspace)
+      --allow-weaker-isolation
+                             accept the Landlock+seccomp fallback when bubblewrap cannot run here
+                             (no namespaces, no read-only carve-outs inside writable roots; user
+                             config: allow_weaker_isolation = true)`;
 
 /** The help paragraph on configuration files and project trust. */
 export const CONFIG_FILES_HELP = `Configuration: ~/.config/shellgate/config.toml (yours), then <workspace>/.shellgate/config.toml
@@ -35,11 +42,76 @@ file may only make the policy stricter unless your own config trusts the project
   [projects."/abs/path/to/project"]
   trust_level = "trusted"`;
 
-/** Whether `--help`/`-h` appears among a command's own options (before any `--`). */
-export function wantsHelp(args: readonly string[]): boolean {
-  for (const a of args) {
-    if (a === "--") return false;
-    if (a === "--help" || a === "-h") return true;
+/**
+ * Every option of any shellgate command that takes a value as the next argument. Used to find where a
+ * command's own options end before the command's option table is loaded (`--debug`, `--help`).
+ */
+export const VALUE_FLAGS: ReadonlySet<string> = new Set([
+  "--rules", "-r", "--approval-policy", "--sandbox", "--writable-root", "--cwd", "--timeout", "--mode", "--deny-read",
+]);
+
+/** The values `--network=VALUE` takes. */
+export const NETWORK_VALUES: readonly string[] = ["on", "off", "true", "false"];
+
+/**
+ * The words a bare `--network` takes as its value when one follows it; anything else is the next
+ * argument (`true` and `false` are commands: `shellgate sandbox --network true` runs `true`).
+ */
+const NETWORK_WORDS: readonly string[] = ["on", "off"];
+
+/** A command line split into shellgate's own options and the command to run. */
+export interface SplitCommandLine {
+  /** shellgate's options, with `--network`/`--no-network` normalised to `--network=on|off|VALUE`. */
+  own: string[];
+  /** The command: everything after `--`, else from the first word that is not an option (empty: none). */
+  command: string[];
+  /** Whether the command was introduced by `--`. */
+  terminator: boolean;
+  /** How many of the original arguments are shellgate's own (the command starts there, after a `--`). */
+  ownCount: number;
+}
+
+/**
+ * Split arguments the way `policy-check` and `shellgate sandbox` do: shellgate's options come first, and
+ * the command starts after `--` or at the first word that is not an option (so `exec ls -la` runs
+ * `ls -la`; options after the command word belong to the command). `valueFlags` are the options that
+ * take the next argument as their value. `--network` takes `on|off` only when that word follows it,
+ * so a bare `--network` means on everywhere; `--no-network` means off.
+ */
+export function splitCommandLine(args: readonly string[], valueFlags: ReadonlySet<string> = VALUE_FLAGS): SplitCommandLine {
+  const own: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--") return { own, command: args.slice(i + 1), terminator: true, ownCount: i };
+    if (!a.startsWith("-") || a === "-") return { own, command: args.slice(i), terminator: false, ownCount: i };
+    if (a === "--network") {
+      const next = args[i + 1];
+      if (next !== undefined && NETWORK_WORDS.includes(next)) {
+        own.push(`--network=${next}`);
+        i++;
+      } else {
+        own.push("--network=on");
+      }
+    } else if (a === "--no-network") {
+      own.push("--network=off");
+    } else {
+      own.push(a);
+      if (valueFlags.has(a) && i + 1 < args.length) own.push(args[++i] as string);
+    }
   }
-  return false;
+  return { own, command: [], terminator: false, ownCount: args.length };
+}
+
+/** Whether `--help`/`-h` appears among a command's own options (before the command). */
+export function wantsHelp(args: readonly string[]): boolean {
+  return splitCommandLine(args).own.some((a) => a === "--help" || a === "-h");
+}
+
+/**
+ * The value of `--network` after `splitCommandLine` normalised it (`--network` → on, `--no-network` → off).
+ * @throws UsageError for anything but on, off, true or false.
+ */
+export function parseNetwork(value: string): boolean {
+  if (!NETWORK_VALUES.includes(value)) throw new UsageError(`--network: expected on or off (or no value, meaning on), got ${JSON.stringify(value)}`);
+  return value === "on" || value === "true";
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Orchestrator, type ApprovalHandler } from "@shellgate/orchestrator";
+import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import type { PromptDecision, PromptRequest } from "./approval/types.js";
 import type { EffectiveConfig } from "./config/index.js";
 
@@ -11,9 +12,15 @@ export type CliApprover = (request: PromptRequest, context?: { signal?: AbortSig
  * One orchestrator session for the loaded configuration: its rules, approval policy, sandbox policy
  * (with the Linux backend on Linux), environment policy, where amendments go and which paths stay
  * read-only. Without `approve`, every command that needs a person is refused with a readable reason.
+ * `sessionApprovals` (default false) offers "run for this session": only for a caller whose
+ * orchestrator serves many calls.
  * @throws the rules files' diagnostics, or OrchestratorConfigError naming the bad setting.
  */
-export function createCliOrchestrator(config: EffectiveConfig, approve: CliApprover | undefined): Promise<Orchestrator> {
+export function createCliOrchestrator(
+  config: EffectiveConfig,
+  approve: CliApprover | undefined,
+  options: { sessionApprovals?: boolean } = {},
+): Promise<Orchestrator> {
   // The user's rules directory is created up front: "always allow" writes there, and a directory that
   // exists is kept read-only by a plain bind mount, while a missing one needs a placeholder on the
   // host for as long as a sandboxed command runs.
@@ -35,5 +42,12 @@ export function createCliOrchestrator(config: EffectiveConfig, approve: CliAppro
     protectedPaths,
     ...(config.shellEnvironmentPolicy ? { shellEnvironmentPolicy: config.shellEnvironmentPolicy } : {}),
     ...(approvalHandler ? { approvalHandler } : {}),
+    // "Run for this session" only where the orchestrator outlives the call (the MCP server), not for
+    // `shellgate exec`, whose one command is the whole session.
+    sessionApprovals: options.sessionApprovals ?? false,
+    // Only when asked: the default backend refuses the weaker Landlock fallback.
+    ...(config.allowWeakerIsolation && process.platform === "linux"
+      ? { sandboxBackends: [createLinuxSandboxBackend({ allowWeakerIsolation: true })] }
+      : {}),
   });
 }

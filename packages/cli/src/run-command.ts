@@ -1,5 +1,7 @@
-import { describeError } from "./error-text.js";
+import { describeError, errorCode } from "./error-text.js";
 import { UsageError } from "./errors.js";
+import { CONFIG_ERROR_EXIT, isConfigErrorCode } from "./exit-table.js";
+import { splitCommandLine } from "./options.js";
 
 /** What every module under `src/commands/` exports: run with the arguments after the subcommand, return the exit code. */
 export interface CommandModule {
@@ -13,18 +15,15 @@ export function debugEnabled(): boolean {
   return debugMode || process.env["SHELLGATE_DEBUG"] === "1";
 }
 
-/** Whether stack traces were asked for (`--debug` anywhere, or `SHELLGATE_DEBUG=1`). */
+/** Whether stack traces were asked for (`--debug` among shellgate's own options, or `SHELLGATE_DEBUG=1`). */
 export function debugRequested(args: readonly string[]): boolean {
-  const terminator = args.indexOf("--");
-  const own = terminator >= 0 ? args.slice(0, terminator) : args;
-  return own.includes("--debug") || process.env["SHELLGATE_DEBUG"] === "1";
+  return args.slice(0, splitCommandLine(args).ownCount).includes("--debug") || process.env["SHELLGATE_DEBUG"] === "1";
 }
 
-/** Remove `--debug` from a command's own options (never from the command after `--`). */
+/** Remove `--debug` from a command's own options (never from the command, which starts at `--` or its first word). */
 export function stripDebug(args: readonly string[]): string[] {
-  const terminator = args.indexOf("--");
-  if (terminator < 0) return args.filter((a) => a !== "--debug");
-  return [...args.slice(0, terminator).filter((a) => a !== "--debug"), ...args.slice(terminator)];
+  const end = splitCommandLine(args).ownCount;
+  return [...args.slice(0, end).filter((a) => a !== "--debug"), ...args.slice(end)];
 }
 
 function isMissingModule(error: unknown, module: string): boolean {
@@ -35,7 +34,7 @@ function isMissingModule(error: unknown, module: string): boolean {
 
 /**
  * Load `src/commands/<module>.js` lazily and run it. Errors escaping a command become one line on stderr
- * (exit 1; usage errors exit 2); the stack trace is shown only with `--debug` or `SHELLGATE_DEBUG=1`.
+ * (exit 1; usage errors exit 2, configuration errors {@link CONFIG_ERROR_EXIT}); the stack trace is shown only with `--debug` or `SHELLGATE_DEBUG=1`.
  */
 export async function runCommandModule(module: string, args: string[], prog = "shellgate"): Promise<number> {
   // policy-check treats everything from the first command word on as the command (Codex-compatible),
@@ -60,6 +59,7 @@ export async function runCommandModule(module: string, args: string[], prog = "s
   } catch (error) {
     process.stderr.write(`${prog}: ${describeError(error)}\n`);
     if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    return error instanceof UsageError ? 2 : 1;
+    if (error instanceof UsageError) return 2;
+    return isConfigErrorCode(errorCode(error)) ? CONFIG_ERROR_EXIT : 1;
   }
 }

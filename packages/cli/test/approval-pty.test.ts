@@ -67,12 +67,14 @@ describe("terminal approval prompt through a real pseudo-terminal (shellgate exe
     expect(existsSync(file)).toBe(true);
   });
 
-  it("'run for this session' runs it (arrow down + Enter)", async () => {
+  it("arrow keys move the selection and Enter picks it; exec offers no 'run for this session'", async () => {
     const file = path.join(s.project, "session.txt");
-    const { code } = await drive(file, [
+    const { code, screen } = await drive(file, [
       { waitFor: MENU, key: "\u001b[B" },
-      { waitFor: "> [s]", key: "\r" },
+      { waitFor: "> [n]", key: "\u001b[A" },
+      { waitFor: "> [y]", key: "\r" },
     ]);
+    expect(screen).not.toContain("[s]");
     expect(code).toBe(0);
     expect(existsSync(file)).toBe(true);
   });

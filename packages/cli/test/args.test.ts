@@ -11,7 +11,31 @@ describe("parseCommandArgs", () => {
     expect(parsed.values["json"]).toBe(true);
     expect(parsed.values["rules"]).toEqual(["a.rules", "b.rules"]);
     expect(parsed.hadTerminator).toBe(true);
-    expect(parsed.afterTerminator).toEqual(["ls", "-la", "--json"]);
+    expect(parsed.command).toEqual(["ls", "-la", "--json"]);
+  });
+
+  it("starts the command at the first word that is not an option; later options are the command's", () => {
+    const parsed = parseCommandArgs(["--json", "--cwd", "/tmp", "git", "status", "--short", "--json"], options);
+    expect(parsed.values["json"]).toBe(true);
+    expect(parsed.values["cwd"]).toBe("/tmp");
+    expect(parsed.hadTerminator).toBe(false);
+    expect(parsed.command).toEqual(["git", "status", "--short", "--json"]);
+  });
+
+  it("takes --network bare (on), with on|off, or as --no-network (off)", () => {
+    const network = (...args: string[]) => ({ ...parseCommandArgs(args, options), overrides: configOverrides(parseCommandArgs(args, options).values) });
+    expect(network("--network", "ls")).toMatchObject({ overrides: { network: true }, command: ["ls"] });
+    expect(network("--network", "on", "ls")).toMatchObject({ overrides: { network: true }, command: ["ls"] });
+    expect(network("--network", "off", "ls")).toMatchObject({ overrides: { network: false }, command: ["ls"] });
+    expect(network("--network=on", "ls")).toMatchObject({ overrides: { network: true }, command: ["ls"] });
+    expect(network("--no-network", "ls")).toMatchObject({ overrides: { network: false }, command: ["ls"] });
+    // `true` is a command, not a value of a bare --network
+    expect(network("--network", "true")).toMatchObject({ overrides: { network: true }, command: ["true"] });
+    expect(network("--network")).toMatchObject({ overrides: { network: true }, command: [] });
+  });
+
+  it("refuses a command for a command that takes options only", () => {
+    expect(() => parseCommandArgs(["--json", "ls"], options, false)).toThrow(/unexpected argument "ls"/);
   });
 
   it("names an unknown option in a usage error", () => {
@@ -25,7 +49,7 @@ describe("parseCommandArgs", () => {
     expect(configOverrides(values)).toEqual({ approvalPolicy: "never", sandboxMode: "read-only", network: false, noDefaultRules: true, cwd: "/tmp" });
     expect(() => configOverrides(parseCommandArgs(["--approval-policy", "sometimes"], options).values)).toThrow(/--approval-policy: expected one of untrusted/);
     expect(() => configOverrides(parseCommandArgs(["--sandbox", "none"], options).values)).toThrow(/--sandbox/);
-    expect(() => configOverrides(parseCommandArgs(["--network", "maybe"], options).values)).toThrow(/--network/);
+    expect(() => configOverrides(parseCommandArgs(["--network=maybe"], options).values)).toThrow(/--network: expected on or off/);
   });
 
   it("parses milliseconds strictly", () => {
@@ -40,5 +64,7 @@ describe("--debug", () => {
     expect(debugRequested(["--debug", "--", "x"])).toBe(true);
     expect(debugRequested(["--", "node", "--debug"])).toBe(false);
     expect(stripDebug(["--debug", "--json", "--", "x", "--debug"])).toEqual(["--json", "--", "x", "--debug"]);
+    expect(stripDebug(["--debug", "--cwd", "/tmp", "node", "--debug"])).toEqual(["--cwd", "/tmp", "node", "--debug"]);
+    expect(debugRequested(["node", "--debug"])).toBe(false);
   });
 });

@@ -116,7 +116,7 @@ describe("shellgate check (human output)", () => {
     expect(r.stdout).toContain("segments:  2 (a shell script of plain commands, judged one by one)");
     expect(r.stdout).toContain("  1. cat README\n");
     expect(r.stdout).toContain(`     rule ${rules}:1: prefix cat → allow\n`);
-    expect(r.stdout).toContain("  2. cargo build\n     no rule matched; heuristic: unknown → prompt\n");
+    expect(r.stdout).toContain("  2. cargo build\n     no rule; not known to be safe → asks first (approval policy untrusted)\n");
     expect(r.stdout).toContain("requirement: needs_approval — a person must approve it first\n");
     expect(r.stdout).toContain('"always allow" would add: prefix_rule(pattern=["cargo", "build"], decision="allow")\n');
   });
@@ -136,7 +136,7 @@ describe("shellgate check (human output)", () => {
 
 describe("shellgate check errors", () => {
   it("usage errors exit 2 and point at --help", async () => {
-    for (const args of [[], ["--", ], ["a", "b"], ["--approval-policy", "sometimes", "--", "ls"], ["--bogus", "--", "ls"]]) {
+    for (const args of [[], ["--", ], [""], ["--approval-policy", "sometimes", "--", "ls"], ["--bogus", "--", "ls"]]) {
       const r = await check(...args);
       expect(r.code, JSON.stringify(args)).toBe(2);
       expect(r.stderr).toMatch(/^shellgate check: /);
@@ -145,11 +145,11 @@ describe("shellgate check errors", () => {
     }
   });
 
-  it("a broken rules file exits 1 naming file and line", async () => {
+  it("a broken rules file exits 125 (a configuration error) naming file and line", async () => {
     const bad = path.join(root, "bad.rules");
     writeFileSync(bad, 'prefix_rule(pattern=["ls"], decision="allow")\nprefix_rule(pattern=[], decision="allow")\n');
     const r = await check("--rules", bad, "--", "ls");
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(125);
     expect(r.stderr).toContain(`${bad}:2`);
   });
 

@@ -119,7 +119,7 @@ describe("loadConfig", () => {
     const bad = write(path.join(root, "xdg", "shellgate", "config.toml"), 'approval_policy = "on-request"\nsandbox_mode = = 1\n');
     await expect(loadConfig({ cwd: project }, env)).rejects.toThrow(ConfigError);
     await expect(loadConfig({ cwd: project }, env)).rejects.toThrow(`${bad}:2:`);
-    expect(() => parseConfigText("c.toml", 'approval_policy = "sometimes"\n')).toThrow(/c\.toml: `approval_policy`/);
+    expect(() => parseConfigText("c.toml", 'approval_policy = "sometimes"\n')).toThrow(/^c\.toml:1:19: `approval_policy`/);
     expect(() => parseConfigText("c.toml", "aproval_policy = 1\n")).toThrow(/c\.toml/);
     expect(() => parseConfigText("c.toml", "[sandbox_workspace_write]\nnetwork = true\n")).toThrow(/sandbox_workspace_write/);
   });

@@ -120,7 +120,7 @@ describe("shellgate mcp (official SDK client over stdio)", () => {
   it("refuses to start, with the diagnostic, when a rules file does not parse", async () => {
     const broken = s.write("rules/broken.rules", 'prefix_rule(pattern=["ls"], decision="maybe")\n');
     const r = await runBin(["mcp", "--rules", broken], { env: s.env, cwd: s.project });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(125);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("broken.rules");
     expect(r.stderr).toContain("maybe");

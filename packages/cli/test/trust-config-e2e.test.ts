@@ -97,15 +97,15 @@ describe.skipIf(!linux)("a sandboxed command cannot widen a later run through pr
     expect(refused.stderr).toContain(userConfig);
     expect(existsSync(target)).toBe(false);
 
-    // The same refusal from every command that loads the configuration.
+    // The same refusal, and the same exit code, from every command that loads the configuration.
     const check = await runBin(["check", "--", "true"], { env: s.env, cwd: s.project });
-    expect(check.code).toBe(1);
+    expect(check.code).toBe(125);
     expect(check.stderr).toContain("not trusted");
     const doctor = await runBin(["doctor"], { env: s.env, cwd: s.project });
-    expect(doctor.code).toBe(2);
+    expect(doctor.code).toBe(125);
     expect(doctor.stderr).toContain("not trusted");
     const mcp = await runBin(["mcp"], { env: s.env, cwd: s.project });
-    expect(mcp.code).toBe(2);
+    expect(mcp.code).toBe(125);
     expect(mcp.stderr).toContain("not trusted");
 
     // Control: once the user trusts the project in their own config, the file applies as written.

@@ -3,22 +3,35 @@
 // in differential-corpus.mjs. Not part of `npm test` (it needs the codex binary).
 //
 //   node scripts/differential.mjs [--codex PATH] [--bin] [--verbose]
+//   node scripts/differential.mjs --mutate N [--seed S] [--lib [--lib-path P]] [--jobs J] [--seed-file F.rules ...] [--examples K]
 //
 // For every (rules files, command) pair it compares stdout byte-for-byte and whether both succeeded
 // (exit 0) or both failed. With --bin it runs our `policy-check` bin instead of the library in-process.
+//
+// --mutate N is the mutation fuzzer: it takes the corpus's rules files (plus --seed-file files), applies
+// N random mutations (scripts/mutate.mjs: token deletion/duplication/swaps, commas, brackets, kwarg and
+// name typos, literals, f-strings, trailing commas, method calls, snippets), runs each mutant through
+// codex and our `policy-check` bin (--lib: the library in-process, much faster) and reports every
+// disagreement (error vs accept either way, different JSON), grouped by class with both outputs.
+// --seed makes a run reproducible (default 1).
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadPolicy, evaluationToCodexJson } from "../dist/index.js";
+import { pathToFileURL } from "node:url";
 import { cases } from "./differential-corpus.mjs";
 
 const args = process.argv.slice(2);
+// --lib-path DIR/index.js compares another build of the library (e.g. a checkout of the previous commit).
+const libPath = args.includes("--lib-path") ? pathToFileURL(args[args.indexOf("--lib-path") + 1]).href : new URL("../dist/index.js", import.meta.url).href;
+const { loadPolicy, evaluationToCodexJson } = await import(libPath);
 const codex = args.includes("--codex") ? args[args.indexOf("--codex") + 1] : "/opt/codex/node_modules/.bin/codex";
 const useBin = args.includes("--bin");
 const verbose = args.includes("--verbose");
 const ourBin = fileURLToPath(new URL("../../cli/dist/bin/policy-check.js", import.meta.url));
+
+const mutateCount = args.includes("--mutate") ? Number(args[args.indexOf("--mutate") + 1]) : 0;
 
 if (!existsSync(codex)) {
   console.log(`codex not found at ${codex}; install @openai/codex or pass --codex PATH. Skipping.`);
@@ -33,8 +46,8 @@ function run(cmd, argv, env = process.env) {
   });
 }
 
-async function ours(files, command, resolve) {
-  if (useBin) {
+async function ours(files, command, resolve, bin = useBin) {
+  if (bin) {
     const env = { ...process.env, SHELLGATE_POLICY_CACHE_DIR: join(dir, "cache") };
     return run(process.execPath, [ourBin, ...files.flatMap((f) => ["--rules", f]), ...(resolve ? ["--resolve-host-executables"] : []), "--", ...command], env);
   }
@@ -48,6 +61,15 @@ async function ours(files, command, resolve) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "execpolicy-diff-"));
+if (mutateCount > 0) {
+  const { runMutations } = await import("./differential-mutate.mjs");
+  try {
+    process.exitCode = await runMutations({ args, count: mutateCount, dir, cases, run, codex, ours: (files, command) => ours(files, command, false, !args.includes("--lib")) });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit();
+}
 let total = 0;
 let mismatches = 0;
 const intentional = [];

@@ -34,7 +34,6 @@ describe("prefix_rule", () => {
     ['prefix_rule(pattern=["a"], match=[1])', "INVALID_EXAMPLE", "example must be a string or list of strings (got int)"],
     ['prefix_rule(pattern=["a"], match=[("a",)])', "INVALID_EXAMPLE", "example must be a string or list of strings (got tuple)"],
     ['prefix_rule(pattern=["a"], match=[["a", 1]])', "INVALID_EXAMPLE", "example tokens must be strings (got int)"],
-    ['prefix_rule(pattern=["a"], foo=1)', "ARGUMENT_ERROR", "unexpected keyword argument `foo`"],
     ['prefix_rule(decision="allow")', "ARGUMENT_ERROR", "missing required argument `pattern`"],
     ['prefix_rule(pattern=["a"], decision="maybe", justification="")', "INVALID_DECISION", "invalid decision"],
   ])("%s → %s", (source, code, text) => {

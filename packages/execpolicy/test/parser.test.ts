@@ -46,7 +46,7 @@ describe("parser", () => {
   });
 
   it.each([
-    ["x = (", "SYNTAX_ERROR", 1, 5],
+    ["x = (", "SYNTAX_ERROR", 1, 6],
     ["x = 'abc", "UNTERMINATED_STRING", 1, 5],
     ['x = """abc', "UNTERMINATED_STRING", 1, 5],
     ["while x:\n  pass", "UNSUPPORTED_CONSTRUCT", 1, 1],

@@ -16,6 +16,7 @@ export type OrchestratorErrorCode =
   | "ORCH_UNKNOWN_SESSION"
   | "ORCH_SESSION_NOT_TTY"
   | "ORCH_CONFIG"
+  | "ORCH_DECISION_NOT_OFFERED"
   | "ORCH_WORKSPACE_CHANGED";
 
 /** The message of anything thrown, for wrapping it in one of our errors or showing it to the model. */
@@ -63,7 +64,8 @@ export class RejectedError extends OrchestratorError {
 /**
  * The command needs a person's approval and nobody can be asked (no approval handler is configured,
  * e.g. a non-interactive run). A rejection with its own code, so integrators can tell "nobody asked"
- * from "the person said no" without reading the message.
+ * from "the person said no" without reading the message. The message is written for a model: it says
+ * the command was not run and what to do instead.
  */
 export class ApprovalUnavailableError extends RejectedError {
   /** The command as shown to people (shell-quoted). */
@@ -72,7 +74,8 @@ export class ApprovalUnavailableError extends RejectedError {
   readonly reason: string | undefined;
   constructor(command: string, reason?: string) {
     super(
-      `\`${command}\` needs approval${reason ? ` (${reason})` : ""}, and no one can approve it here (no approval handler is configured); it was not run`,
+      `\`${command}\` needs approval${reason ? ` (${reason})` : ""}; no one can approve it here, so it was not run. ` +
+        "Ask the user to run it or to allow it, or use a command the rules allow",
       "ORCH_APPROVAL_UNAVAILABLE",
     );
     this.command = command;
@@ -80,12 +83,19 @@ export class ApprovalUnavailableError extends RejectedError {
   }
 }
 
-/** A rule or the approval policy forbids the command; it is never run. */
+/**
+ * A rule or the approval policy forbids the command; it is never run. The message (for the model and
+ * for people) names the rule with file:line when a rule forbade it, and says the command was not run.
+ */
 export class ForbiddenError extends OrchestratorError {
   readonly reason: string;
-  constructor(reason: string) {
-    super("ORCH_FORBIDDEN", reason);
+  /** The forbidding rule, when a rule (not the approval policy) decided. */
+  readonly rule: { file: string; line: number; column: number; prefix: string[] } | undefined;
+  constructor(reason: string, rule?: { file: string; line: number; column: number; prefix: readonly string[] }) {
+    const where = rule ? ` (rule ${escapeForDisplay(rule.file)}:${rule.line})` : "";
+    super("ORCH_FORBIDDEN", `${reason}${where}; it was not run. Do not retry it in another form`);
     this.reason = reason;
+    this.rule = rule ? { file: rule.file, line: rule.line, column: rule.column, prefix: [...rule.prefix] } : undefined;
   }
 }
 
@@ -136,12 +146,25 @@ export class CancelledError extends OrchestratorError {
   }
 }
 
-/** `write_stdin` named a session id that does not exist (or has already been reported as exited). */
+/**
+ * `write_stdin` named a session id that does not exist: never started, pruned, or already reported as
+ * exited (an exit is reported once, then the id is forgotten). The message says so, for the model.
+ */
 export class UnknownSessionError extends OrchestratorError {
   readonly sessionId: number;
-  constructor(sessionId: number) {
-    super("ORCH_UNKNOWN_SESSION", `unknown session id ${sessionId}`);
+  /** Set when the session is known to have exited (its exit was already reported) with this code. */
+  readonly exitCode: number | undefined;
+  constructor(sessionId: number, exitCode?: number) {
+    super(
+      "ORCH_UNKNOWN_SESSION",
+      exitCode !== undefined
+        ? `session ${sessionId} has exited (exit code ${exitCode}); its exit and remaining output were already returned, ` +
+            "so it takes no more input. Start the command again with exec_command if you need it"
+        : `unknown session id ${sessionId}: no running session has this id. Sessions end when their process exits ` +
+            "(the exit is reported once, with its exit code) or when old ones are pruned; start the command again with exec_command",
+    );
     this.sessionId = sessionId;
+    this.exitCode = exitCode;
   }
 }
 
@@ -160,6 +183,26 @@ export class OrchestratorConfigError extends OrchestratorError {
   constructor(field: string, message: string, options?: { cause?: unknown }) {
     super("ORCH_CONFIG", `${field}: ${message}`, options);
     this.field = field;
+  }
+}
+
+/**
+ * The approval handler answered with a decision the request did not offer (`offeredDecisions`): an
+ * "always allow" that was withheld (dangerous command, whole script, no rules file) or a session
+ * approval where no session outlives the call. Nothing runs.
+ */
+export class DecisionNotOfferedError extends OrchestratorError {
+  /** The decision the handler gave. */
+  readonly decision: string;
+  /** What was offered. */
+  readonly offered: readonly string[];
+  constructor(decision: string, offered: readonly string[], why: string) {
+    super(
+      "ORCH_DECISION_NOT_OFFERED",
+      `approvalHandler answered ${decision}, which was not offered (offered: ${offered.join(", ")}): ${why}; nothing was run`,
+    );
+    this.decision = decision;
+    this.offered = [...offered];
   }
 }
 
@@ -188,5 +231,19 @@ export class WorkspaceChangedError extends OrchestratorError {
     this.path = expected.path;
     this.expected = { realPath: expected.realPath, dev: expected.dev, ino: expected.ino };
     this.actual = actual;
+  }
+}
+
+/**
+ * The program does not exist (or is not executable) where it would be looked up. A kind of
+ * `SpawnFailedError` (code `ORCH_SPAWN_FAILED`), so callers that map codes to exit statuses give 127;
+ * the message is `command not found: NAME`, sandboxed or not.
+ */
+export class CommandNotFoundError extends SpawnFailedError {
+  /** The program as given (`argv[0]`). */
+  readonly program: string;
+  constructor(program: string, detail?: string, options?: { cause?: unknown }) {
+    super(`command not found: ${escapeForDisplay(program)}${detail ? ` (${detail})` : ""}`, options);
+    this.program = program;
   }
 }

@@ -1,3 +1,5 @@
+import type { SandboxDenial } from "@shellgate/sandbox";
+
 /** What the decision trace records for one tool call. It never holds the command, cwd, env or output. */
 export interface DecisionTrace {
   callId: string;
@@ -49,7 +51,8 @@ export type OrchestratorEvent =
    * of a one-shot command passes `onOutput` to `handleToolCall` instead; that sink has no cap.)
    */
   | { type: "exec.output_capped"; callId: string; deltas: number }
-  | { type: "exec.end"; callId: string; exitCode: number | null; durationMs: number; timedOut: boolean }
+  /** `sandboxDenial`: what the sandbox refused, when a one-shot command's final attempt shows it (see `explainSandboxDenial`). */
+  | { type: "exec.end"; callId: string; exitCode: number | null; durationMs: number; timedOut: boolean; sandboxDenial?: SandboxDenial }
   | { type: "approval.requested"; callId: string; argv: readonly string[]; cwd: string; reason?: string; proposedAmendment?: readonly string[] }
   | { type: "approval.decided"; callId: string; decision: string }
   | { type: "trace"; trace: DecisionTrace };

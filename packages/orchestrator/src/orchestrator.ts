@@ -16,7 +16,8 @@ import type { ShellEnvironmentPolicy, ShellEnvironmentPolicyInput } from "./env/
 import { CancelledError, OrchestratorConfigError } from "./errors.js";
 import { EventBus } from "./events.js";
 import type { EventListener } from "./events.js";
-import { OutputSpill } from "./output/spill.js";
+import { DEFAULT_SPILL_LIMIT_BYTES, OutputSpill } from "./output/spill.js";
+import { budgetBytes } from "./output/truncate.js";
 import { ExecPipeline } from "./pipeline/index.js";
 import { UnifiedExecManager } from "./sessions/manager.js";
 import type { SessionStoreOptions } from "./sessions/store.js";
@@ -55,6 +56,12 @@ export const OrchestratorOptionsSchema = z.strictObject({
   allowLoginShell: z.boolean().default(true),
   /** Asked whenever a command needs approval; without one such commands are rejected. */
   approvalHandler: z.custom<ApprovalHandler>(isFunction, { message: "must be a function" }).optional(),
+  /**
+   * Whether the handler is offered "run for this session" (`approved_for_session`). Default true: an
+   * orchestrator serves many calls. Set false where it runs one call and exits (a CLI running one
+   * command), since such an approval would die with it.
+   */
+  sessionApprovals: z.boolean().default(true),
   /** Backends to register (preferred first). `create` defaults to the Linux backend on Linux. */
   sandboxBackends: z.array(z.custom<SandboxBackend>((v) => typeof v === "object" && v !== null && "transform" in v)).optional(),
   /** A ready manager (overrides `sandboxBackends`). */
@@ -63,6 +70,11 @@ export const OrchestratorOptionsSchema = z.strictObject({
   protectedPaths: z.array(absolute("protectedPaths entry")).optional(),
   /** Where full outputs of truncated results go; `false` disables spilling. Default: a private temp dir. */
   spillDir: z.union([z.literal(false), z.string().min(1)]).optional(),
+  /**
+   * Bytes of one output saved at most (default 64 MiB, `DEFAULT_SPILL_LIMIT_BYTES`): one call's
+   * output, or one session's. Past it the file ends with a marker line and the model is told.
+   */
+  spillLimitBytes: z.number().int().positive().default(DEFAULT_SPILL_LIMIT_BYTES),
   /** Token budget of one-shot outputs shown to the model. */
   outputTokenLimit: z.number().int().positive().default(DEFAULT_MAX_OUTPUT_TOKENS),
   /** Ceiling of an empty `write_stdin` poll (default 300 000 ms; floored at 5 000). */
@@ -153,10 +165,13 @@ export class Orchestrator {
     }
     this.events = new EventBus();
     this.approvalCache = new ApprovalCache();
-    this.#spill = o.spillDir === false ? undefined : new OutputSpill(o.spillDir !== undefined ? { dir: o.spillDir } : {});
+    this.#spill =
+      o.spillDir === false
+        ? undefined
+        : new OutputSpill({ limitBytes: o.spillLimitBytes, ...(o.spillDir !== undefined ? { dir: o.spillDir } : {}) });
     this.sessions = new UnifiedExecManager({
       events: this.events,
-      ...(this.#spill ? { spill: this.#spill } : {}),
+      ...(this.#spill ? { spill: this.#spill, spillMemoryBytes: budgetBytes({ kind: "tokens", limit: o.outputTokenLimit }) } : {}),
       ...(o.sessionStore ? { store: o.sessionStore } : {}),
       ...(o.maxEmptyPollMs !== undefined ? { maxEmptyPollMs: o.maxEmptyPollMs } : {}),
     });
@@ -170,6 +185,7 @@ export class Orchestrator {
       sandboxPolicyCwd: this.cwd,
       verifyWorkspace: () => verifyWorkspaceIdentity(this.workspace),
       ...(o.approvalHandler ? { approvalHandler: o.approvalHandler } : {}),
+      sessionApprovals: o.sessionApprovals,
       ...(o.protectedPaths ? { protectedPaths: o.protectedPaths } : {}),
       ...(o.userRulesFile ? { userRulesFile: path.resolve(this.cwd, o.userRulesFile) } : {}),
     });

@@ -34,7 +34,7 @@ describe("interactive sessions with real processes", () => {
     expect(exited.exitCode).toBe(7);
     const gone = await call(orch, "write_stdin", { session_id: id });
     expect(gone.error?.code).toBe("ORCH_UNKNOWN_SESSION");
-    expect(gone.content).toBe(`unknown session id ${id}`);
+    expect(gone.content).toMatch(new RegExp(`^session ${id} has exited \\(exit code 7\\)`));
   });
 
   it("reports a pipe session's exit code on the poll that sees it, then forgets the session", async () => {

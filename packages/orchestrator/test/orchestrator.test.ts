@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  EXEC_COMMAND_DESCRIPTION,
   MAX_OUTPUT_DELTAS_PER_CALL,
   Orchestrator,
   OrchestratorConfigError,
@@ -81,7 +82,7 @@ describe("tool definitions", () => {
     const anthropic = orch.toolDefinitions("anthropic");
     const mcp = orch.toolDefinitions("mcp");
     expect(anthropic.map((t) => t.input_schema)).toEqual(mcp.map((t) => t.inputSchema));
-    expect(anthropic[2]?.description).toBe("Runs a command in a PTY, returning output or a session ID for ongoing interaction.");
+    expect(anthropic[2]?.description).toBe(EXEC_COMMAND_DESCRIPTION);
     expect(JSON.stringify(mcp)).not.toContain("$schema");
     expect(orch.toolDefinitions("mcp", ["container.exec"])[0]).toMatchObject({ name: "container.exec" });
   });
@@ -195,7 +196,7 @@ describe("one-shot tools", () => {
     });
     const response = await call(orch, "shell_command", { command: "touch created-file" });
     expect(response.error?.code).toBe("ORCH_APPROVAL_UNAVAILABLE");
-    expect(response.content).toMatch(/^exec command rejected: `.*touch created-file.*` needs approval, and no one can approve it here .*; it was not run$/);
+    expect(response.content).toMatch(/^exec command rejected: `.*touch created-file.*` needs approval \(.*\); no one can approve it here, so it was not run\. /);
     expect(spawned).toBe(0);
   });
 });

@@ -128,11 +128,11 @@ describe.skipIf(unavailable)("pipeline under the real Linux sandbox (needs bwrap
     expect(existsSync(target)).toBe(true);
   });
 
-  it("a refused retry leaves the sandboxed result alone and rejects", async () => {
+  it("a refused retry leaves the sandboxed result alone, marked declined", async () => {
     const target = path.join(dir, "refused-retry.txt");
     const { handler } = scriptedHandler(["denied"]);
     const pipeline = new ExecPipeline(await context({ approvalHandler: handler, approvalPolicy: "on-failure" }));
-    await expect(pipeline.run(req(`touch ${target}`), launch)).rejects.toMatchObject({ code: "ORCH_REJECTED" });
+    await expect(pipeline.run(req(`touch ${target}`), launch)).resolves.toMatchObject({ sandboxDenied: true, retried: false, sandboxRetry: "declined" });
     expect(existsSync(target)).toBe(false);
   });
 

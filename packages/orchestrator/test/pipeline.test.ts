@@ -9,7 +9,7 @@ import {
   SpawnFailedError,
 } from "../src/errors.js";
 import { TRACE_OUTCOMES, type DecisionTrace } from "../src/events.js";
-import { ExecPipeline, RETRY_REASON } from "../src/pipeline/index.js";
+import { ExecPipeline } from "../src/pipeline/index.js";
 import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "./pipeline-fakes.js";
 
 const DENIED = "touch: cannot touch 'x': Read-only file system";
@@ -101,7 +101,7 @@ describe("sandbox denial → fresh approval → one unsandboxed retry", () => {
     const { launch, envs } = scriptedLauncher([probe(1, DENIED), probe(0, "done")]);
     const out = await new ExecPipeline(ctx).run(request(), launch);
     expect(requests.map((r) => r.retryAfterDenial)).toEqual([false, true]);
-    expect(requests[1]?.reason).toBe(RETRY_REASON);
+    expect(requests[1]?.reason).toBe("it failed in the sandbox (exit 1): its output looks like the sandbox refused something");
     expect(requests.map((r) => r.sandboxPermissions)).toEqual(["use_default", "require_escalated"]);
     expect(manager.calls.map((c) => c.policy.mode)).toEqual(["read-only", "danger-full-access"]);
     expect(envs.map((e) => e.sandboxType)).toEqual(["linux", "none"]);
@@ -149,20 +149,21 @@ describe("sandbox denial → fresh approval → one unsandboxed retry", () => {
     expect(out.sandboxDenied).toBe(true);
   });
 
-  it("a refused retry is a rejection", async () => {
+  it("a refused retry leaves the sandboxed result, marked declined", async () => {
     const { handler } = scriptedHandler(["denied"]);
     const { ctx, events } = makeContext({ approvalPolicy: "on-failure", approvalHandler: handler });
     const { launch, envs } = scriptedLauncher([probe(1, DENIED)]);
-    await expect(new ExecPipeline(ctx).run(request(), launch)).rejects.toBeInstanceOf(RejectedError);
+    const out = await new ExecPipeline(ctx).run(request(), launch);
+    expect(out).toMatchObject({ value: "attempt 1", sandboxDenied: true, retried: false, sandboxRetry: "declined" });
     expect(envs).toHaveLength(1);
-    expect(traces(events).map((t) => t.outcome)).toEqual(["rejected"]);
+    expect(traces(events).map((t) => t.outcome)).toEqual(["sandbox_denied"]);
   });
 
   it("the retry prompt neither reads nor writes the session cache", async () => {
-    const { handler, requests } = scriptedHandler(["approved_for_session", "approved_for_session"]);
+    const { handler, requests } = scriptedHandler(["approved_for_session", "approved"]);
     const { ctx } = makeContext({ approvalPolicy: "on-failure", approvalHandler: handler });
     const pipeline = new ExecPipeline(ctx);
-    await pipeline.run(request(), scriptedLauncher([probe(1, DENIED), probe(0)]).launch);
+    await expect(pipeline.run(request(), scriptedLauncher([probe(1, DENIED)]).launch)).rejects.toMatchObject({ code: "ORCH_DECISION_NOT_OFFERED" });
     expect(ctx.approvalCache.size).toBe(0);
     await pipeline.run(request({ callId: "call-2" }), scriptedLauncher([probe(1, DENIED), probe(0)]).launch);
     expect(requests).toHaveLength(2);
@@ -221,7 +222,8 @@ describe("approval decisions", () => {
       code: "ORCH_APPROVAL_UNAVAILABLE",
       command: "make all",
       message:
-        "`make all` needs approval (`make all` requires approval: builds are slow), and no one can approve it here (no approval handler is configured); it was not run",
+        "`make all` needs approval (rule /fake/default.rules:1 asks for approval: builds are slow); no one can approve it here, so it was not run. " +
+        "Ask the user to run it or to allow it, or use a command the rules allow",
     });
     expect(envs).toHaveLength(0);
     expect(traces(events)[0]?.outcome).toBe("rejected");
@@ -257,7 +259,7 @@ describe("approval decisions", () => {
 
   it("the handler sees the matched rules, the reason and the proposed amendment", async () => {
     const { handler, requests } = scriptedHandler(["approved"]);
-    const { ctx, events } = makeContext({ approvalHandler: handler, rules: [{ prefix: ["cat"], decision: "allow" }] });
+    const { ctx, events } = makeContext({ approvalHandler: handler, rules: [{ prefix: ["cat"], decision: "allow" }], userRulesFile: "/tmp/never-written.rules" });
     await new ExecPipeline(ctx).run(request({ argv: ["bash", "-lc", "cat x && make all"] }), scriptedLauncher([probe(0)]).launch);
     expect(requests[0]).toMatchObject({ callId: "call-1", tool: "shell", cwd: "/work/project", retryAfterDenial: false, proposedAmendment: ["make", "all"] });
     expect(requests[0]?.matchedRules.map((m) => m.matchedPrefix)).toEqual([["cat"]]);
@@ -374,7 +376,7 @@ describe("the decision trace", () => {
     expect(text).not.toContain("make");
     expect(text).not.toContain("/work");
     for (const t of all) expect(Object.keys(t).sort()).toEqual(expect.arrayContaining(["approvalRequirement", "attempts", "callId", "initialSandbox", "outcome", "reviewed", "sandboxOverride", "tool"]));
-    expect(new Set(all.map((t) => t.outcome))).toEqual(new Set(["success", "sandbox_denied", "running", "rejected", "aborted", "forbidden"]));
+    expect(new Set(all.map((t) => t.outcome))).toEqual(new Set(["success", "sandbox_denied", "running", "rejected", "aborted", "forbidden", "error"]));
   });
 });
 

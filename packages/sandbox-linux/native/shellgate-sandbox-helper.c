@@ -1,7 +1,7 @@
 /*
  * shellgate-sandbox-helper: the last step before a sandboxed command runs.
  *
- *   shellgate-sandbox-helper [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--setenv NAME=VALUE]... -- CMD [ARG...]
+ *   shellgate-sandbox-helper [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
  *   shellgate-sandbox-helper --cgroup DIR --exec-only -- /ABS/PROG [ARG...]
  *   shellgate-sandbox-helper --probe
  *
@@ -13,7 +13,9 @@
  * process into a prepared cgroup (pids.max), which binds root too; with --exec-only that is all it
  * does before exec'ing PROG (bubblewrap), so the whole sandbox starts inside the cgroup. Variables that make
  * the dynamic loader run code (LD_PRELOAD...) reach CMD only through --setenv, applied at the very
- * end, so they never act on bubblewrap or on this helper.
+ * end, so they never act on bubblewrap or on this helper. --foreground (only for a terminal the caller
+ * allocated for this run) makes CMD a process group of its own and the terminal's foreground group,
+ * so that Ctrl-C and Ctrl-Z reach CMD and its jobs, never bubblewrap or the reaper.
  *
  * This is security code: every system call is checked and any failure aborts before CMD runs
  * (exit 125). 127 means CMD was not found, 126 that it could not be executed.
@@ -513,6 +515,26 @@ static void exec_command(char **argv) {
   _exit(EXIT_NOEXEC);
 }
 
+/* ---------- terminal ---------- */
+
+/*
+ * Make this process a group of its own and the foreground group of the terminal on stdin. The
+ * terminal's own signals (Ctrl-C, Ctrl-Z) go to the foreground group: without this they would reach
+ * bubblewrap (or the reaper) too, which die from them and end the whole session. Nothing to do
+ * when stdin is not a terminal or not our controlling terminal (the caller said it gave us one, but
+ * spawned differently): the command then simply runs without job control.
+ */
+static void take_terminal_foreground(void) {
+  if (!isatty(0)) return;
+  if (setpgid(0, 0) != 0) die("setpgid");
+  /* A background group calling tcsetpgrp gets SIGTTOU: block it for the call. */
+  sigset_t ttou, old;
+  if (sigemptyset(&ttou) != 0 || sigaddset(&ttou, SIGTTOU) != 0) die("sigset");
+  if (sigprocmask(SIG_BLOCK, &ttou, &old) != 0) die("sigprocmask");
+  if (tcsetpgrp(0, getpgrp()) != 0 && errno != ENOTTY) die("tcsetpgrp");
+  if (sigprocmask(SIG_SETMASK, &old, NULL) != 0) die("sigprocmask");
+}
+
 /* ---------- process limits ---------- */
 
 /* Move this process into the cgroup DIR (prepared by the caller, with pids.max set). */
@@ -576,7 +598,7 @@ static int probe(void) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: %s [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
+          "usage: %s [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
           "       %s --cgroup DIR --exec-only -- /ABS/PROG [ARG...]\n"
           "       %s --probe\n",
           prog, prog, prog);
@@ -584,7 +606,7 @@ static void usage(void) {
 }
 
 int main(int argc, char **argv) {
-  int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, exec_only = 0, i;
+  int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, exec_only = 0, foreground = 0, i;
   long nproc = 0;
   const char *cgroup = NULL;
   char *rw[MAX_RW];
@@ -605,6 +627,8 @@ int main(int argc, char **argv) {
       landlock = 1;
     } else if (strcmp(a, "--reap") == 0) {
       reap = 1;
+    } else if (strcmp(a, "--foreground") == 0) {
+      foreground = 1;
     } else if (strcmp(a, "--exec-only") == 0) {
       exec_only = 1;
     } else if (strcmp(a, "--cgroup") == 0 && i + 1 < argc) {
@@ -632,7 +656,7 @@ int main(int argc, char **argv) {
   if (exec_only) {
     /* Only the cgroup move, then PROG (bubblewrap) as given: it sets up the sandbox itself. */
     if (!cgroup || i >= argc) usage();
-    if (network >= 0 || landlock || reap || nrw || nenv || nproc) die_msg("--exec-only takes only --cgroup");
+    if (network >= 0 || landlock || reap || nrw || nenv || nproc || foreground) die_msg("--exec-only takes only --cgroup");
     if (argv[i][0] != '/') die_msg("--exec-only needs an absolute program path");
     join_cgroup(cgroup);
     execv(argv[i], argv + i);
@@ -647,6 +671,7 @@ int main(int argc, char **argv) {
   /* The reaper forks first so the command's Landlock domain is nested below it: with signal
      scoping the command cannot kill the reaper to orphan its background processes. */
   if (reap) run_reaped(); /* returns only in the child */
+  if (foreground) take_terminal_foreground();
   if (landlock) apply_landlock(rw, nrw, network == 0);
   if (nproc > 0) limit_processes(nproc);
   install_seccomp(network == 0);

@@ -100,7 +100,7 @@ function isWithin(child: string, parent: string): boolean {
 
 function unavailableReason(report: LinuxCapabilityReport, allowWeaker: boolean): string {
   if (report.level === "weaker" && !allowWeaker) {
-    return `${report.reasons.join("; ")}; the Landlock+seccomp fallback (weaker isolation) is available but not permitted (allowWeakerIsolation is off)`;
+    return `${report.reasons.join("; ")}; the Landlock+seccomp fallback (weaker isolation) is available but not permitted: allow it with --allow-weaker-isolation or allow_weaker_isolation = true in your shellgate config (library: the allowWeakerIsolation option)`;
   }
   return report.reasons.join("; ") || "no sandbox layer works here";
 }
@@ -223,7 +223,10 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const network = policyAllowsNetwork(policy);
     const { safe, deferred } = splitLoaderEnv({ ...spec.env, ...sandboxEnvMarkers(policy, "linux") });
     const env = safe;
-    const helperArgs = [helper, "--net", network ? "on" : "off", ...deferred];
+    // On a PTY made for this run, the command becomes the terminal's foreground process group, so
+    // that Ctrl-C reaches it and its jobs rather than bubblewrap or the reaper.
+    const terminal = opts.dedicatedTerminal === true;
+    const helperArgs = [helper, "--net", network ? "on" : "off", ...(terminal ? ["--foreground"] : []), ...deferred];
 
     if (layer === "landlock") {
       if (policy.deniedReadPaths.length > 0) {
@@ -261,6 +264,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       ...outer, bwrap, ...bwrapArgs(plan, {
         network, procMount: report.bwrap.procMount, cwd: spec.cwd,
         privateTmpSizeBytes: options.privateTmpSizeBytes ?? DEFAULT_PRIVATE_TMP_SIZE_BYTES,
+        dedicatedTerminal: terminal,
       }), "--",
       ...helperArgs, ...limits.helperArgs, "--", ...spec.argv,
     ];

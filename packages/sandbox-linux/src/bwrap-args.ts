@@ -34,6 +34,12 @@ export interface BwrapArgsOptions {
   cwd: string;
   /** Size cap of the private `/tmp` in bytes; default `DEFAULT_PRIVATE_TMP_SIZE_BYTES`. */
   privateTmpSizeBytes?: number;
+  /**
+   * The command's terminal is a PTY the caller allocated for this run alone: leave out
+   * `--new-session`, so that the command keeps it as its controlling terminal (job control,
+   * Ctrl-C). Default false: a new session without a controlling terminal.
+   */
+  dedicatedTerminal?: boolean;
 }
 
 const byDepth = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
@@ -42,13 +48,18 @@ const byDepth = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a
  * bubblewrap arguments (up to, not including, the `--`) for a mount plan: no capabilities,
  * read-only root, fresh `/dev` and `/proc` (its machine-wide knobs read-only), a size-capped private
  * `/tmp` unless writable, the writable roots and pinned directories, carve-outs, placeholders,
- * masks; all namespaces unshared (network too unless granted); dies with its parent; new session so
- * the command cannot inject input into the caller's terminal.
+ * masks; all namespaces unshared (network too unless granted); dies with its parent; a new session
+ * (no controlling terminal) unless the terminal is one the caller allocated for this run.
  */
 export function bwrapArgs(plan: MountPlan, options: BwrapArgsOptions): string[] {
+  // A new session keeps the command out of a terminal it merely inherited (the user's own): no
+  // job-control ioctls on it, no TIOCSTI even if seccomp were absent. A PTY made for this run has
+  // no other reader, so there the command may keep it as its controlling terminal; seccomp still
+  // refuses TIOCSTI and TIOCLINUX on it.
+  const args = options.dedicatedTerminal ? [] : ["--new-session"];
   // --cap-drop ALL: run as root, bwrap would otherwise leave the command every capability in its
   // user namespace, enough to remount the read-only view read-write (seccomp also refuses mount).
-  const args = ["--new-session", "--die-with-parent", "--unshare-all", "--cap-drop", "ALL"];
+  args.push("--die-with-parent", "--unshare-all", "--cap-drop", "ALL");
   if (options.network) args.push("--share-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev");
   if (options.procMount) {

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { InvalidCommandSpecError, InvalidSandboxPathError, type CommandSpec } from "@shellgate/sandbox";
+import { CommandNotFoundError, InvalidCommandSpecError, InvalidSandboxPathError, type CommandSpec } from "@shellgate/sandbox";
 
 /** What glibc's execvp searches when PATH is unset. */
 const DEFAULT_PATH = "/bin:/usr/bin";
@@ -19,7 +19,7 @@ async function isExecutableFile(file: string): Promise<boolean> {
  * Check, before anything is spawned, that the command can start: an absolute, existing,
  * readable working directory and a program found the way `execvp` will look for it (the
  * command's own `PATH`). A missing program would otherwise surface as a sandbox failure.
- * @throws InvalidSandboxPathError (field `cwd`) or InvalidCommandSpecError (field `argv` / `argv.0`).
+ * @throws InvalidSandboxPathError (field `cwd`), InvalidCommandSpecError (field `argv`) or CommandNotFoundError.
  */
 export async function checkCommand(spec: CommandSpec): Promise<void> {
   const program = spec.argv[0];
@@ -35,8 +35,10 @@ export async function checkCommand(spec: CommandSpec): Promise<void> {
     throw new InvalidSandboxPathError("cwd", spec.cwd, code === "ENOENT" ? "does not exist" : `is not accessible (${code ?? "error"})`);
   }
   if (program.includes("/")) {
-    if (!(await isExecutableFile(path.resolve(spec.cwd, program)))) {
-      throw new InvalidCommandSpecError("argv.0", `${JSON.stringify(program)} is not an executable file`);
+    const file = path.resolve(spec.cwd, program);
+    if (!(await isExecutableFile(file))) {
+      const exists = await fs.stat(file).then(() => true, () => false);
+      throw new CommandNotFoundError(program, exists ? { detail: "not an executable file" } : {});
     }
     return;
   }
@@ -44,5 +46,5 @@ export async function checkCommand(spec: CommandSpec): Promise<void> {
   for (const dir of searchPath.split(":")) {
     if (await isExecutableFile(path.resolve(spec.cwd, dir || ".", program))) return;
   }
-  throw new InvalidCommandSpecError("argv.0", `command not found: ${JSON.stringify(program)} (searched PATH=${searchPath})`);
+  throw new CommandNotFoundError(program, { searchPath });
 }

@@ -15,3 +15,4 @@ export { locateHelper, HELPER_NAME } from "./helper-path.js";
 export { defaultProbeCacheFile } from "./probe-cache.js";
 export { checkHostBinary, BWRAP_LOCATIONS, type TrustOptions, type TrustVerdict } from "./trusted-path.js";
 export { DEFAULT_PROCESS_LIMIT } from "./process-limit.js";
+export { PLACEHOLDER_MODE } from "./placeholders.js";

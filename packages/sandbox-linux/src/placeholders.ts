@@ -14,6 +14,15 @@
 // its device and inode), runs of this process share it through a reference count, and every
 // sandbox (of any process) holds a read lock on it through `bwrap --lock-file`, which
 // `/proc/locks` shows to the process deciding whether the directory can go.
+//
+// A run killed before its cleanup (SIGKILL of the host) leaves its placeholder behind. To tell such a
+// leftover from a user's own empty directory, placeholders are made with a mode no one gives an
+// empty configuration directory: 1755 (the sticky bit, meaningless on a directory only its owner
+// can write). A later run adopts a leftover that still carries exactly that mode, belongs to this
+// user, is empty and is locked by no sandbox, and removes it after its own run like one it made.
+// Inside a sandbox a placeholder is read-only, so a command cannot mark the user's own directory;
+// marking a directory under a name no sandbox holds gains it nothing but the removal of an empty
+// directory.
 import fs from "node:fs";
 import { LinuxSandboxError } from "./errors.js";
 
@@ -29,6 +38,9 @@ interface Entry {
   created: Identity | undefined;
 }
 
+/** The mode that marks a directory as a placeholder this mechanism made (see the top of the file). */
+export const PLACEHOLDER_MODE = 0o1755;
+
 /** Placeholders in use by runs of this process, by path. */
 const entries = new Map<string, Entry>();
 
@@ -36,18 +48,41 @@ function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException).code;
 }
 
+/**
+ * The identity of an existing directory that is a leftover placeholder (marked, ours, empty, locked
+ * by no sandbox), or undefined: the user's own directory, another process's placeholder in use.
+ */
+function leftover(dir: string): Identity | undefined {
+  try {
+    const stat = fs.lstatSync(dir, { bigint: true });
+    if (!stat.isDirectory() || Number(stat.mode & 0o7777n) !== PLACEHOLDER_MODE) return undefined;
+    if (stat.uid !== BigInt(process.getuid?.() ?? -1)) return undefined;
+    if (fs.readdirSync(dir).length > 0) return undefined;
+    const id = { dev: stat.dev, ino: stat.ino };
+    return isLocked(id) ? undefined : id;
+  } catch {
+    return undefined;
+  }
+}
+
 function create(dir: string): Identity | undefined {
   try {
     fs.mkdirSync(dir, { mode: 0o755 });
   } catch (error) {
     // Already there (a leftover, the user's own empty directory, another process's placeholder):
-    // mount it all the same, but it is not ours to remove.
-    if (errno(error) === "EEXIST") return undefined;
+    // mount it all the same; only a leftover placeholder is ours to remove afterwards.
+    if (errno(error) === "EEXIST") return leftover(dir);
     throw new LinuxSandboxError(
       "setup-failed",
       `cannot create the placeholder directory ${dir} that keeps a protected path from being created inside the sandbox (${errno(error) ?? String(error)})`,
       { cause: error },
     );
+  }
+  try {
+    // chmod, not mkdir's mode: the umask must not strip the mark
+    fs.chmodSync(dir, PLACEHOLDER_MODE);
+  } catch {
+    // unmarked, it is still a sound placeholder; only a leftover of it would not be recognised
   }
   const stat = fs.lstatSync(dir, { bigint: true });
   return { dev: stat.dev, ino: stat.ino };

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidCommandSpecError, InvalidSandboxPathError, parseSandboxPolicy, SandboxError } from "@shellgate/sandbox";
+import { CommandNotFoundError, InvalidSandboxPathError, parseSandboxPolicy, SandboxError } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, LinuxSandboxError } from "../src/index.js";
 import { baseEnv, bwrapMissing, landlockMissing, makeDirs, nobodyCannotReach, run, runSandboxed, sh } from "./support.js";
 
@@ -29,9 +29,9 @@ describe("bad input", () => {
 
   it("rejects a command that does not exist, before anything runs", async () => {
     const error = await transform(["definitely-not-a-command-xyz"], { mode: "workspace-write" }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidCommandSpecError);
-    expect(error).toMatchObject({ code: "SANDBOX_INVALID_COMMAND", field: "argv.0" });
-    await expect(transform([path.join(dirs.ws, "missing.sh")], { mode: "workspace-write" })).rejects.toBeInstanceOf(InvalidCommandSpecError);
+    expect(error).toBeInstanceOf(CommandNotFoundError);
+    expect(error).toMatchObject({ code: "SANDBOX_COMMAND_NOT_FOUND", program: "definitely-not-a-command-xyz", message: "command not found: definitely-not-a-command-xyz" });
+    await expect(transform([path.join(dirs.ws, "missing.sh")], { mode: "workspace-write" })).rejects.toBeInstanceOf(CommandNotFoundError);
     await expect(transform([], { mode: "workspace-write" })).rejects.toMatchObject({ field: "argv" });
   });
 

@@ -88,7 +88,7 @@ describe.skipIf(bwrapSkip !== undefined)(`missing protected paths under bwrap${b
     expect(fs.existsSync(path.join(ws, ".config"))).toBe(false);
   });
 
-  it("a crashed run leaves only an empty directory, which the next run works with and treats as no configuration", async () => {
+  it("a crashed run leaves only an empty directory, which the next run works with, treats as no configuration, and removes", async () => {
     const ws = workspace("ph-crash");
     const marker = "sleep 31.25";
     const crashed = otherProcess(ws, `touch started; exec ${marker}`);
@@ -104,6 +104,7 @@ describe.skipIf(bwrapSkip !== undefined)(`missing protected paths under bwrap${b
     const leftover = path.join(ws, ".codex");
     expect(fs.lstatSync(leftover).isDirectory()).toBe(true);
     expect(fs.readdirSync(leftover)).toEqual([]);
+    expect(fs.lstatSync(leftover).mode & 0o7777).toBe(0o1755); // the placeholder's mark
 
     const r = await runSandboxed(backend, sh(
       "cat .codex/config.toml 2>/dev/null || echo NO-CONFIG; echo > .codex/config.toml || echo BLOCKED; echo ok > after-crash",
@@ -112,8 +113,18 @@ describe.skipIf(bwrapSkip !== undefined)(`missing protected paths under bwrap${b
     expect(r.stdout).toContain("NO-CONFIG");
     expect(r.stdout).toContain("BLOCKED");
     expect(fs.readFileSync(path.join(ws, "after-crash"), "utf8")).toBe("ok\n");
-    // not this run's to remove (it cannot tell a leftover from the user's own empty directory)
-    expect(fs.readdirSync(leftover)).toEqual([]);
+    // recognised by its mark as a placeholder left over, and removed after the run
+    expect(fs.existsSync(leftover)).toBe(false);
+  });
+
+  it("a user's own empty .codex is held like a placeholder during a run, and stays afterwards", async () => {
+    const ws = workspace("ph-own");
+    const own = path.join(ws, ".codex");
+    fs.mkdirSync(own);
+    const r = await runSandboxed(backend, sh("echo > .codex/config.toml || echo BLOCKED"), { mode: "workspace-write" }, ws);
+    expect(r.stdout).toContain("BLOCKED");
+    expect(fs.readdirSync(own)).toEqual([]);
+    expect(fs.lstatSync(own).mode & 0o7777).toBe(0o755);
   });
 
   it("overlapping runs of one process share a placeholder; the last one to finish removes it", async () => {

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LinuxSandboxError } from "../src/index.js";
-import { acquirePlaceholders, isLocked, releasePlaceholders } from "../src/placeholders.js";
+import { acquirePlaceholders, isLocked, PLACEHOLDER_MODE, releasePlaceholders } from "../src/placeholders.js";
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "sg-placeholders-"));
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
@@ -46,7 +46,49 @@ describe("placeholder directories", () => {
     expect(fs.existsSync(dir)).toBe(false);
   });
 
-  it("are never removed when they were there before (a leftover, the user's own directory)", () => {
+  it("are marked with mode 1755, whatever the umask", () => {
+    const dir = fresh();
+    const umask = process.umask(0o077);
+    try {
+      acquirePlaceholders([dir]);
+    } finally {
+      process.umask(umask);
+    }
+    expect(fs.lstatSync(dir).mode & 0o7777).toBe(PLACEHOLDER_MODE);
+    releasePlaceholders([dir]);
+  });
+
+  it("adopt a leftover placeholder (marked, empty, locked by no one) and remove it after the run", () => {
+    const dir = fresh();
+    fs.mkdirSync(dir);
+    fs.chmodSync(dir, PLACEHOLDER_MODE); // what a run killed before its cleanup leaves
+    acquirePlaceholders([dir]);
+    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
+    releasePlaceholders([dir]);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("never adopt a marked directory that is not empty, nor one with any other mode", () => {
+    const filled = fresh();
+    fs.mkdirSync(filled);
+    fs.chmodSync(filled, PLACEHOLDER_MODE);
+    fs.writeFileSync(path.join(filled, "config.toml"), "x");
+    acquirePlaceholders([filled]);
+    fs.unlinkSync(path.join(filled, "config.toml")); // emptied during the run: still not ours
+    releasePlaceholders([filled]);
+    expect(fs.lstatSync(filled).isDirectory()).toBe(true);
+
+    for (const mode of [0o755, 0o1777, 0o1700, 0o555]) {
+      const dir = fresh();
+      fs.mkdirSync(dir);
+      fs.chmodSync(dir, mode);
+      acquirePlaceholders([dir]);
+      releasePlaceholders([dir]);
+      expect(fs.lstatSync(dir).isDirectory(), mode.toString(8)).toBe(true);
+    }
+  });
+
+  it("are never removed when they were there before unmarked (the user's own directory, an older version's leftover)", () => {
     const dir = fresh();
     fs.mkdirSync(dir);
     acquirePlaceholders([dir]);
@@ -108,6 +150,27 @@ describe("placeholder directories", () => {
         await exited;
       }
       expect(isLocked(identity(dir))).toBe(false);
+    },
+  );
+
+  it.skipIf(!fs.existsSync("/usr/bin/flock") || !fs.existsSync("/proc/locks"))(
+    "never adopt a marked directory another process's sandbox holds locked (it is in use, not left over)",
+    async () => {
+      const dir = fresh();
+      fs.mkdirSync(dir);
+      fs.chmodSync(dir, PLACEHOLDER_MODE);
+      const holder = spawn("/usr/bin/flock", ["--shared", dir, "cat"], { stdio: ["pipe", "ignore", "ignore"] });
+      const exited = new Promise((resolve) => holder.on("close", resolve));
+      try {
+        await waitFor(() => isLocked(identity(dir)), "the lock to show in /proc/locks");
+        acquirePlaceholders([dir]);
+      } finally {
+        holder.stdin.end();
+        await exited;
+      }
+      // unlocked by now, but it was in use when this run looked: not this run's to remove
+      releasePlaceholders([dir]);
+      expect(fs.lstatSync(dir).isDirectory()).toBe(true);
     },
   );
 });

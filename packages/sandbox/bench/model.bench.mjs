@@ -1,14 +1,14 @@
 // Per-command costs of the sandbox model. Every sandboxed command pays computeWritableRoots once
-// and every failed one pays isLikelySandboxDenied once, so both must stay far below spawn cost.
+// and every failed one pays isLikelySandboxDenied and explainSandboxDenial once, so all must stay far below spawn cost.
 // Codex computes the same things in-process in Rust; there is no separate peer to time, so the
 // figures are compared with targets only. Run: npm run bench (after `tsc -b`).
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { computeWritableRoots, isLikelySandboxDenied, parseSandboxPolicy } from "../dist/index.js";
+import { computeWritableRoots, explainSandboxDenial, isLikelySandboxDenied, parseSandboxPolicy } from "../dist/index.js";
 
-const TARGETS = { computeWritableRoots: 2, isLikelySandboxDenied: 5 }; // ms, median
+const TARGETS = { computeWritableRoots: 2, isLikelySandboxDenied: 5, explainSandboxDenial: 10 }; // ms, median
 
 async function median(fn, iterations) {
   for (let i = 0; i < Math.min(20, iterations); i++) await fn();
@@ -48,11 +48,16 @@ try {
   const big = noise.repeat(1024); // 1 MiB without a keyword: the worst case scans everything.
   const result = { exitCode: 1, stdout: big, stderr: "error: build failed\n", aggregated: big };
   const denialMs = await median(() => isLikelySandboxDenied(result, "linux"), 200);
+  // The explanation runs after every failed sandboxed command: worst case, nothing to find in 1 MiB.
+  const roots = await computeWritableRoots(policy, options);
+  const evidence = { ...result, sandboxType: "linux", isolation: "bwrap+seccomp", policy, writableRoots: roots, cwd: ws };
+  const explainMs = await median(() => explainSandboxDenial(evidence), 100);
 
   // Figures are informative: a slow result is printed, not turned into a failing exit code.
   void [
     report("computeWritableRoots", rootsMs, "cwd with .git file + worktree, 1 extra root, TMPDIR, /tmp, 1 protected dir"),
     report("isLikelySandboxDenied", denialMs, "1 MiB stdout + 1 MiB aggregated, no keyword"),
+    report("explainSandboxDenial", explainMs, "1 MiB stdout, nothing to explain"),
   ];
 } finally {
   await fs.rm(base, { recursive: true, force: true });

@@ -19,6 +19,13 @@ export interface TransformOptions {
   sandboxPolicyCwd: string;
   /** Extra paths that must stay read-only even inside writable roots, e.g. directories holding loaded policy files. */
   protectedPaths?: readonly string[];
+  /**
+   * The command will run on a pseudo-terminal the caller allocated for this run alone (as a PTY
+   * session does), so a backend may let the command use it as its controlling terminal: job
+   * control, Ctrl-C and Ctrl-Z then work inside the sandbox. Never set it for a terminal the caller
+   * inherited (a user's own terminal): a sandboxed command must not share that terminal's session.
+   */
+  dedicatedTerminal?: boolean;
 }
 
 /** The command as it must actually be spawned to run inside the sandbox. */

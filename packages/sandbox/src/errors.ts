@@ -6,7 +6,9 @@ export type SandboxErrorCode =
   | "SANDBOX_UNAVAILABLE"
   | "SANDBOX_BACKEND_CONFLICT"
   | "SANDBOX_TRANSFORM_FAILED"
-  | "SANDBOX_UNPINNABLE_PATH";
+  | "SANDBOX_UNPINNABLE_PATH"
+  | "SANDBOX_COMMAND_NOT_FOUND"
+  | "SANDBOX_INVALID_EVIDENCE";
 
 /** Base class of every error thrown by @shellgate/sandbox and its backends. */
 export class SandboxError extends Error {
@@ -83,6 +85,26 @@ export class InvalidCommandSpecError extends SandboxError {
   }
 }
 
+/**
+ * The command's program does not exist where `execvp` would look (its `PATH`, or the path it names),
+ * or is not an executable file. Raised before anything is spawned, so callers can say
+ * "command not found" instead of reporting a sandbox failure.
+ */
+export class CommandNotFoundError extends SandboxError {
+  /** The program as given (`argv[0]`). */
+  readonly program: string;
+  /** The search path used when the program has no slash; undefined for a path. */
+  readonly searchPath: string | undefined;
+  /** Why a program named by path cannot run (e.g. "not an executable file"); undefined when it is simply missing. */
+  readonly detail: string | undefined;
+  constructor(program: string, options: { searchPath?: string; detail?: string } = {}) {
+    super("SANDBOX_COMMAND_NOT_FOUND", `command not found: ${program}${options.detail ? ` (${options.detail})` : ""}`);
+    this.program = program;
+    this.searchPath = options.searchPath;
+    this.detail = options.detail;
+  }
+}
+
 /** Two backends were registered under the same name with one `SandboxManager`. */
 export class SandboxBackendConflictError extends SandboxError {
   readonly backend: string;
@@ -122,5 +144,14 @@ export class SandboxUnavailableError extends SandboxError {
     this.mode = mode;
     this.platform = platform;
     this.reasons = reasons;
+  }
+}
+
+/** The evidence handed to `explainSandboxDenial` did not validate; `field` is its dotted path (e.g. `writableRoots.0.root`). */
+export class InvalidDenialEvidenceError extends SandboxError {
+  readonly field: string;
+  constructor(field: string, message: string, options?: { cause?: unknown }) {
+    super("SANDBOX_INVALID_EVIDENCE", `${field}: ${message}`, options);
+    this.field = field;
   }
 }

@@ -12,4 +12,22 @@ export {
   LINUX_SIGSYS_EXIT_CODE,
   type DenialCheckInput,
 } from "./denial.js";
+export {
+  explainSandboxDenial,
+  denialForAudience,
+  sandboxDenialNote,
+  suggestWritableRoot,
+  DenialEvidenceSchema,
+  SandboxDenialSchema,
+  SandboxDenialKindSchema,
+  SandboxDenialCauseSchema,
+  SandboxDenialGrantSchema,
+  type DenialEvidence,
+  type SandboxDenial,
+  type SandboxDenialKind,
+  type SandboxDenialCause,
+  type SandboxDenialGrant,
+  type ExplainOptions,
+} from "./denial-explain.js";
+export type { DenialAudience } from "./denial-text.js";
 export { sandboxEnvMarkers, SANDBOX_ENV_VAR, NETWORK_DISABLED_ENV_VAR, SANDBOX_ENV_VALUES } from "./env-markers.js";

@@ -47,20 +47,46 @@ export function amendmentRuleLine(prefix: readonly string[]): string {
   return `prefix_rule(pattern=[${prefix.map((t) => JSON.stringify(t)).join(", ")}], decision="allow")`;
 }
 
-/** The choices offered for a request; "always allow" only when the orchestrator proposed a prefix. */
-export function choicesFor(request: PromptRequest): Choice[] {
+/** Whether the request offers `decision` (older requests without `offeredDecisions` offer everything). */
+export function isOffered(request: PromptRequest, decision: string): boolean {
+  return request.offeredDecisions === undefined || request.offeredDecisions.includes(decision);
+}
+
+/**
+ * What "always allow" does, in plain words: which prefix, which file, and that matching commands then
+ * run outside the sandbox (raw: escape it before showing it).
+ */
+export function amendmentEffect(request: PromptRequest, fallbackRulesFile?: string): string {
+  const prefix = `\`${displayArgv(request.proposedAmendment ?? [])} …\``;
+  const file = request.amendmentRulesFile ?? fallbackRulesFile ?? "your rules file";
+  const effect =
+    request.amendmentBypassesSandbox === false
+      ? "matching commands will run without asking from now on (still in the sandbox)"
+      : "matching commands will run without the sandbox from now on";
+  return `always allow ${prefix}: adds an allow rule to ${file}; ${effect}`;
+}
+
+/** Why the person is asked, as one line (raw). */
+export function reasonText(request: PromptRequest): string | undefined {
+  return request.why?.text ?? request.reason;
+}
+
+/** The choices offered for a request: only what the orchestrator offered. */
+export function choicesFor(request: PromptRequest, rulesFile?: string): Choice[] {
+  const retry = request.retryAfterDenial === true;
   const choices: Choice[] = [
-    { key: "y", label: "run once", value: "approved" },
-    { key: "s", label: "run for this session (don't ask again for this exact command)", value: "approved_for_session" },
+    { key: "y", label: retry ? "run it again without the sandbox, once" : "run once", value: "approved" },
   ];
-  if (request.proposedAmendment && request.proposedAmendment.length > 0) {
-    choices.push({
-      key: "a",
-      label: `always allow commands starting with \`${displayArgv(request.proposedAmendment)}\``,
-      value: "amend",
-    });
+  if (isOffered(request, "approved_for_session")) {
+    choices.push({ key: "s", label: "run for this session (don't ask again for this exact command)", value: "approved_for_session" });
   }
-  choices.push({ key: "n", label: "deny (tell the agent no)", value: "denied" });
+  if (request.proposedAmendment && request.proposedAmendment.length > 0 && isOffered(request, "approved_with_amendment")) {
+    // Two lines: the file path makes one line too long for many terminals, and a wrapped line would
+    // throw off the in-place redraw, which counts lines.
+    const label = escapeForDisplay(amendmentEffect(request, rulesFile)).replace("; matching commands", ";\n        matching commands");
+    choices.push({ key: "a", label, value: "amend" });
+  }
+  choices.push({ key: "n", label: retry ? "deny (keep the failed sandboxed result)" : "deny (tell the agent no)", value: "denied" });
   choices.push({ key: "q", label: "abort (stop the whole run)", value: "abort" });
   return choices;
 }
@@ -68,45 +94,54 @@ export function choicesFor(request: PromptRequest): Choice[] {
 /** The header of the prompt: what would run, where, and why a person is asked. */
 export function renderHeader(request: PromptRequest, style: Style = PLAIN): string[] {
   const title = request.retryAfterDenial
-    ? "The sandbox probably blocked this command. Run it again WITHOUT the sandbox?"
+    ? "It failed in the sandbox. Run it again WITHOUT the sandbox?"
     : "shellgate: this command needs your approval";
   const lines = [style.bold(title), ""];
   const row = (name: string, value: string) => `  ${style.dim(name.padEnd(8))} ${value}`;
   lines.push(row("command", style.accent(displayArgv(request.argv))));
   // Everything below can come from the model or from files a sandboxed command wrote: escaped.
   lines.push(row("cwd", escapeForDisplay(request.cwd)));
-  if (request.reason) lines.push(row("reason", escapeForDisplay(request.reason)));
+  const why = reasonText(request);
+  if (why) lines.push(row("why", escapeForDisplay(why)));
   if (request.justification) lines.push(row("agent", escapeForDisplay(request.justification)));
   for (const rule of request.matchedRules ?? []) {
     if (!rule.source) continue;
     const where = `${rule.source.file}:${rule.source.line}`;
     const what = rule.matchedPrefix ? ` ${JSON.stringify(rule.matchedPrefix)} → ${rule.decision}` : ` → ${rule.decision}`;
-    const why = rule.justification ? ` (${rule.justification})` : "";
-    lines.push(row("rule", escapeForDisplay(`${where}${what}${why}`)));
+    const ruleWhy = rule.justification ? ` (${rule.justification})` : "";
+    lines.push(row("rule", escapeForDisplay(`${where}${what}${ruleWhy}`)));
   }
+  if (request.amendmentWithheld) lines.push(row("note", escapeForDisplay(`no "always allow": ${request.amendmentWithheld}`)));
   lines.push("");
   return lines;
 }
 
 /** The menu with `selected` marked by `>` (readable without colour). */
 export function renderMenu(choices: readonly Choice[], selected: number, style: Style = PLAIN): string[] {
-  const lines = choices.map((c, i) => {
-    const text = `[${c.key}] ${c.label}`;
-    return i === selected ? `  ${style.bold(`> ${text}`)}` : `    ${text}`;
+  const lines = choices.flatMap((c, i) => {
+    const [first = "", ...rest] = `[${c.key}] ${c.label}`.split("\n");
+    return [i === selected ? `  ${style.bold(`> ${first}`)}` : `    ${first}`, ...rest];
   });
   lines.push("");
   lines.push(style.dim("  ↑/↓ to move, Enter to choose, or press a key; Ctrl-C aborts"));
   return lines;
 }
 
-/** The confirmation shown before an "always allow" rule is written. */
-export function renderAmendConfirm(prefix: readonly string[], rulesFile: string, style: Style = PLAIN): string[] {
+/**
+ * The confirmation shown before an "always allow" rule is written: the exact line, and that matching
+ * commands then run outside the sandbox without asking (unless `bypassesSandbox` is false).
+ */
+export function renderAmendConfirm(prefix: readonly string[], rulesFile: string, style: Style = PLAIN, bypassesSandbox = true): string[] {
+  const effect = bypassesSandbox
+    ? `From then on, commands starting with \`${displayArgv(prefix)}\` run ${style.bold("WITHOUT the sandbox")}, without asking.`
+    : `From then on, commands starting with \`${displayArgv(prefix)}\` run without asking (still in the sandbox).`;
   return [
     "",
     `  This line will be appended to ${escapeForDisplay(rulesFile)}:`,
     "",
     `    ${style.accent(escapeForDisplay(amendmentRuleLine(prefix)))}`,
     "",
+    `  ${effect}`,
     `  Write it and run the command? ${style.bold("[y/N]")}`,
   ];
 }

@@ -60,7 +60,8 @@ function styleFor(options: TerminalPromptOptions): Style {
 function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?: AbortSignal): Promise<PromptDecision> {
   const { input, output } = options;
   const style = styleFor(options);
-  const choices = choicesFor(request);
+  const choices = choicesFor(request, options.userRulesFile);
+  const rulesFile = request.amendmentRulesFile ?? options.userRulesFile;
   let selected = 0;
   let confirming = false;
   let drawn = 0;
@@ -94,7 +95,7 @@ function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?
       if (!choice) return;
       if (choice.value === "amend") {
         confirming = true;
-        redraw(renderAmendConfirm(request.proposedAmendment ?? [], options.userRulesFile, style));
+        redraw(renderAmendConfirm(request.proposedAmendment ?? [], rulesFile, style, request.amendmentBypassesSandbox !== false));
         return;
       }
       finish(choice.value, choice.label);
@@ -105,7 +106,7 @@ function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?
       if (confirming) {
         if (name === "y") {
           const amendment = [...(request.proposedAmendment ?? [])];
-          return finish({ decision: "approved_with_amendment", amendment }, `rule added to ${escapeForDisplay(options.userRulesFile)}`);
+          return finish({ decision: "approved_with_amendment", amendment }, `rule added to ${escapeForDisplay(rulesFile)}`);
         }
         if (name === "n" || name === "escape" || name === "return" || name === "enter") {
           confirming = false;

@@ -7,8 +7,19 @@ export interface PromptRequest {
   argv: readonly string[];
   cwd: string;
   reason?: string;
+  /** Why it asks (the orchestrator's structured reason); preferred over `reason` when present. */
+  why?: { kind: string; text: string; rule?: { file: string; line: number; column?: number; justification?: string } };
+  /** What may be answered; only these choices are shown. Absent: every choice (older callers). */
+  offeredDecisions?: readonly string[];
   justification?: string;
+  /** Present only when "always allow" is offered. */
   proposedAmendment?: readonly string[];
+  /** Where "always allow" writes its rule. */
+  amendmentRulesFile?: string;
+  /** Whether commands the rule allows then run outside the sandbox. */
+  amendmentBypassesSandbox?: boolean;
+  /** Why "always allow" is not offered. */
+  amendmentWithheld?: string;
   retryAfterDenial?: boolean;
   matchedRules?: ReadonlyArray<{
     matchedPrefix?: readonly string[];

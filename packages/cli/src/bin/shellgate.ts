@@ -2,6 +2,7 @@
 // The dispatcher stays tiny and imports a command's module only when that command runs, so
 // `shellgate <cmd>` pays start-up cost for nothing it does not use.
 import v8 from "node:v8";
+import { CONFIG_ERROR_EXIT } from "../exit-table.js";
 import { runCommandModule } from "../run-command.js";
 
 // The bash grammar (tree-sitter, WebAssembly) is compiled by V8's baseline compiler at once and then
@@ -35,15 +36,15 @@ Global options:
   -V, --version   print the version
       --debug     show stack traces for unexpected errors (or set SHELLGATE_DEBUG=1)
 
-Exit codes: 0 success, 1 failure, 2 bad arguments; \`exec\` passes the command's exit code through
-(124 timed out, 125 shellgate error, 126 refused, 127 cannot start, 130 aborted,
-141 output reader gone).
+Exit codes: each command's --help lists its own. \`exec\` and \`sandbox\` pass the command's exit
+code through (127: command not found); a configuration error exits ${CONFIG_ERROR_EXIT} from every command;
+bad arguments exit 2 (\`exec\`, \`sandbox\`: 125).
 
 Examples:
-  shellgate exec -- ls -la
-  shellgate check -- git push --force
+  shellgate exec ls -la
+  shellgate check git push --force
   shellgate doctor
-  shellgate mcp
+  shellgate mcp --cwd ~/src/project
 `;
 }
 

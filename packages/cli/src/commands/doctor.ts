@@ -1,3 +1,4 @@
+import { exitCodesHelp } from "../exit-table.js";
 import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
 
 /** `shellgate doctor --help`. */
@@ -6,7 +7,7 @@ export const HELP = `Usage: shellgate doctor [options]
 Report what shellgate finds on this machine: the detected shell, every sandbox backend with its
 availability (and why not), the isolation the configured sandbox gets, the configuration files read
 (and whether the project's is trusted), whether the workspace is too broad (/ or your home under
-workspace-write), and whether each rules file parses.
+workspace-write), whether each rules file parses, and any network_rule in them (which has no effect yet).
 
 Options:
       --json                 print the report as one JSON object
@@ -15,11 +16,7 @@ ${CONFIG_OPTIONS_HELP}
 
 ${CONFIG_FILES_HELP}
 
-Exit codes:
-  0  everything the configuration needs is available
-  1  the configured sandbox cannot be provided here, a rules file does not parse, no shell was found,
-     or the workspace is / or your home without --allow-broad-workspace
-  2  bad arguments or configuration file (including an untrusted project file that would loosen the policy)
+${exitCodesHelp("doctor")}
 
 Examples:
   shellgate doctor

@@ -1,3 +1,4 @@
+import { exitCodesHelp } from "../exit-table.js";
 import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
 
 /** `shellgate mcp --help`. */
@@ -17,21 +18,19 @@ ${CONFIG_OPTIONS_HELP}
       --debug                log the connection's lifecycle and stack traces of unexpected errors (stderr)
   -h, --help                 show this help
 
-Client configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):
-  { "mcpServers": { "shellgate": { "command": "npx", "args": ["shellgate", "mcp", "--cwd", "/path/to/project"] } } }
-Give --cwd when the client starts servers in / or your home: those are refused as workspaces.
+Client configuration (e.g. claude_desktop_config.json, .cursor/mcp.json), with shellgate installed
+globally (\`npm install -g ./packages/cli\` from a checkout) or named by the absolute path of its bin:
+  { "mcpServers": { "shellgate": { "command": "shellgate", "args": ["mcp", "--cwd", "/path/to/project"] } } }
+Always give --cwd: the workspace must not be whatever directory the client starts servers in (often
+/ or your home, which are refused as workspaces).
 
 ${CONFIG_FILES_HELP}
 
-Exit codes:
-  0  the client disconnected
-  1  the server could not start (configuration, rules, sandbox)
-  2  bad arguments or configuration file: also an untrusted project file that would loosen the
-     policy, and a workspace (--cwd, else the directory the client starts the server in) that is /
-     or your home under workspace-write without --allow-broad-workspace
+${exitCodesHelp("mcp")}
 
 Examples:
-  shellgate mcp
+  shellgate mcp --cwd ~/src/project
+  shellgate mcp --cwd ~/src/project --network --allow-weaker-isolation
   shellgate mcp --rules ~/.config/shellgate/rules/agent.rules --approval-policy untrusted
   shellgate mcp --cwd ~/src/project --sandbox read-only
 `;

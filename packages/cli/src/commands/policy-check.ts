@@ -61,7 +61,7 @@ export async function run(args: string[]): Promise<number> {
     const evaluation = policy.evaluate(parsed.command, { resolveHostExecutables: parsed.resolveHostExecutables });
     if (parsed.explain) {
       const { explainEvaluation } = await import("../policy-check/explain.js");
-      await write(process.stdout, explainEvaluation(parsed.command, evaluation, parsed.resolveHostExecutables));
+      await write(process.stdout, explainEvaluation(parsed.command, evaluation, parsed.resolveHostExecutables, policy.networkRules));
       return 0;
     }
     const json = ep.evaluationToCodexJson(evaluation);

@@ -1,18 +1,20 @@
 import { parseSandboxArgs } from "../sandbox-command/args.js";
 import { UsageError } from "../errors.js";
+import { exitCodesHelp } from "../exit-table.js";
 
 /** `shellgate sandbox --help`. */
 export const HELP = `Usage: shellgate sandbox [options] [--] CMD [ARGS...]
        shellgate sandbox --probe [--json]
 
 Run CMD under the platform sandbox with the current directory as the workspace (the debug runner,
-like \`codex sandbox\`). stdio is inherited and CMD's exit code is passed through. If the requested
+like \`codex sandbox\`). CMD starts at the first word that is not an option (or after \`--\`). stdio is inherited and CMD's exit code is passed through. If the requested
 sandbox cannot be provided here, nothing runs.
 
 Options:
       --mode MODE             read-only | workspace-write (default) | danger-full-access
       --writable-root DIR     another writable directory (absolute; repeatable; workspace-write only)
-      --network               allow network access (workspace-write)
+      --network [on|off]      network access (workspace-write; default off): a bare --network is on,
+                              --no-network is off
       --deny-read PATH        make PATH unreadable inside the sandbox (absolute; repeatable)
       --allow-weaker-isolation
                               accept the Landlock+seccomp fallback when bubblewrap cannot run
@@ -21,15 +23,14 @@ Options:
       --json                  with --probe: print the report as JSON
   -h, --help                  show this help
 
-Exit codes:
-  CMD's own exit code (128+n when killed by signal n)
-  125  the sandbox could not be set up (bad arguments or paths, no sandbox available here)
-  127  CMD was not found
+${exitCodesHelp("sandbox")}
 
 Examples:
   shellgate sandbox -- touch inside.txt          # works: the workspace is writable
   shellgate sandbox -- touch /etc/x              # fails: Read-only file system
   shellgate sandbox --network -- curl -I https://example.com
+  shellgate sandbox ls -la
+  shellgate sandbox --allow-weaker-isolation -- make test   # where bubblewrap cannot run
   shellgate sandbox --probe --json
 `;
 

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defaultPolicyCacheDir } from "@shellgate/execpolicy";
@@ -6,6 +6,7 @@ import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
 import { BroadWorkspaceError, ConfigError, UntrustedProjectConfigError, UsageError, type BroadRoot } from "../errors.js";
 import { findBroadRoots, homeDirectories } from "./broad-workspace.js";
 import { readConfigFile } from "./file.js";
+import { locateKeyPath } from "./locate.js";
 import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir, userRulesDir, type PathEnv } from "./paths.js";
 import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, ConfigFile, SandboxModeName } from "./schema.js";
@@ -34,6 +35,8 @@ export interface ConfigOverrides {
   timeoutMs?: number;
   /** `--allow-broad-workspace`: let the workspace or a writable root be `/` or the home directory. */
   allowBroadWorkspace?: boolean;
+  /** `--allow-weaker-isolation`: accept the Landlock+seccomp fallback when bubblewrap cannot run. */
+  allowWeakerIsolation?: boolean;
 }
 
 /** How {@link loadConfig} treats a workspace that is too broad. */
@@ -76,6 +79,8 @@ export interface EffectiveConfig {
   project: ProjectConfigStatus | null;
   workspaceCheck: WorkspaceCheck;
   timeoutMs: number;
+  /** Whether the Landlock+seccomp fallback (weaker isolation) may be used when bubblewrap cannot run. */
+  allowWeakerIsolation: boolean;
   /** The `[shell_environment_policy]` table merged across files (later files win per key), if any. */
   shellEnvironmentPolicy?: ShellEnvironmentSettings;
   /**
@@ -138,6 +143,7 @@ interface Merged {
   timeoutMs: number;
   codexRules: boolean;
   allowBroadWorkspace: boolean;
+  allowWeakerIsolation: boolean;
 }
 
 function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged {
@@ -165,6 +171,7 @@ function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged
     timeoutMs: overrides.timeoutMs ?? last(layers, (c) => c.timeout_ms) ?? DEFAULTS.timeoutMs,
     codexRules: last(layers, (c) => c.codex_rules) ?? true,
     allowBroadWorkspace: overrides.allowBroadWorkspace === true || (last(layers, (c) => c.allow_broad_workspace) ?? false),
+    allowWeakerIsolation: overrides.allowWeakerIsolation === true || (last(layers, (c) => c.allow_weaker_isolation) ?? false),
   };
 }
 
@@ -182,6 +189,7 @@ function baselineOf(merged: Merged, layers: Layer[], cwd: string): Baseline {
     timeoutMs: merged.timeoutMs,
     codexRules: merged.codexRules,
     allowBroadWorkspace: merged.allowBroadWorkspace,
+    allowWeakerIsolation: merged.allowWeakerIsolation,
   };
 }
 
@@ -218,7 +226,12 @@ export async function loadConfig(
     const projectConfig = await readConfigFile(projectFile);
     if (projectConfig) {
       if (projectConfig.projects !== undefined) {
-        throw new ConfigError(projectFile, `\`projects\`: project trust is read only from your user config (${userFile}); a project cannot trust itself or others`);
+        const at = locateKeyPath(readFileSync(projectFile, "utf8"), ["projects"], "key");
+        throw new ConfigError(
+          projectFile,
+          `\`projects\`: project trust is read only from your user config (${userFile}); a project cannot trust itself or others`,
+          at ? { line: at.line, column: at.column } : {},
+        );
       }
       const layer: Layer = { file: projectFile, base: cwd, home, config: projectConfig };
       const trusted = isProjectTrusted(userConfig, userFile, cwd);
@@ -231,9 +244,14 @@ export async function loadConfig(
           timeoutMs: overrides.timeoutMs !== undefined,
           noDefaultRules: overrides.noDefaultRules === true,
           allowBroadWorkspace: overrides.allowBroadWorkspace === true,
+          allowWeakerIsolation: overrides.allowWeakerIsolation === true,
         };
         const weakenings = findWeakenings(projectConfig, baseline, flags, (p) => canonicalPath(resolveFrom(layer, p)));
-        if (weakenings.length > 0) throw new UntrustedProjectConfigError(projectFile, weakenings, userFile, trustSnippet(cwd));
+        if (weakenings.length > 0) {
+          const text = readFileSync(projectFile, "utf8");
+          const located = weakenings.map((w) => ({ ...w, ...locateKeyPath(text, w.key.split("."), "key") }));
+          throw new UntrustedProjectConfigError(projectFile, located, userFile, trustSnippet(cwd));
+        }
       }
       layers.push(layer);
       project = { file: projectFile, trusted };
@@ -291,6 +309,7 @@ export async function loadConfig(
     project,
     workspaceCheck,
     timeoutMs: merged.timeoutMs,
+    allowWeakerIsolation: merged.allowWeakerIsolation,
     ...(merged.shellEnvironmentPolicy ? { shellEnvironmentPolicy: merged.shellEnvironmentPolicy } : {}),
     protectedPaths: [...new Set(protectedPaths)],
   };

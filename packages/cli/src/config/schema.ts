@@ -58,6 +58,11 @@ export const ConfigFileSchema = z.strictObject({
    */
   allow_broad_workspace: z.boolean().optional(),
   /**
+   * Accept the Linux Landlock+seccomp fallback when bubblewrap cannot run (weaker isolation). Honoured
+   * from the user config and trusted projects only.
+   */
+  allow_weaker_isolation: z.boolean().optional(),
+  /**
    * Per-project trust, keyed by absolute path (matched against the workspace's real path, exactly).
    * Read from the user config only; a project file naming it is refused.
    */

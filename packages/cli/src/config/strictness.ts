@@ -71,6 +71,7 @@ export interface Baseline {
   timeoutMs: number;
   codexRules: boolean;
   allowBroadWorkspace: boolean;
+  allowWeakerIsolation: boolean;
 }
 
 /** Which settings a flag decided, so the project's value for them takes no effect and is not judged. */
@@ -81,6 +82,7 @@ export interface FlagsGiven {
   timeoutMs: boolean;
   noDefaultRules: boolean;
   allowBroadWorkspace: boolean;
+  allowWeakerIsolation: boolean;
 }
 
 function show(value: unknown): string {
@@ -189,6 +191,9 @@ export function findWeakenings(
   }
   if (!flags.allowBroadWorkspace && project.allow_broad_workspace === true && !baseline.allowBroadWorkspace) {
     add("allow_broad_workspace", true, "false");
+  }
+  if (!flags.allowWeakerIsolation && project.allow_weaker_isolation === true && !baseline.allowWeakerIsolation) {
+    add("allow_weaker_isolation", true, "false");
   }
   return out;
 }

@@ -69,6 +69,10 @@ export function formatDoctorReport(r: DoctorReport): string {
     out.push(`  ${mark(rule.ok)} ${rule.file} [${rule.origin}]`);
     if (rule.error) for (const line of rule.error.split("\n")) out.push(`       ${line}`);
   }
+  if (r.networkRules.rules.length > 0) {
+    const where = [...new Set(r.networkRules.rules.map((n) => `${n.file}:${n.line}`))].join(", ");
+    out.push(`  note: network_rule has no effect yet (${r.networkRules.rules.length} at ${where}): network access is decided by the sandbox mode and --network alone`);
+  }
   out.push(`  "always allow" writes to ${r.userRulesFile}`);
   out.push("");
   out.push("environment (variables commands will not see; names only)");

@@ -4,6 +4,7 @@ import { formatDoctorReport } from "../doctor/format.js";
 import { gatherDoctorReport } from "../doctor/report.js";
 import { describeError } from "../error-text.js";
 import { CliError, UsageError } from "../errors.js";
+import { CONFIG_ERROR_EXIT } from "../exit-table.js";
 import { readPackageVersion } from "../version.js";
 
 /** The body of `shellgate doctor` (see its `--help`). */
@@ -18,7 +19,7 @@ export async function doctorMain(args: string[]): Promise<number> {
     if (error instanceof CliError) {
       process.stderr.write(`shellgate doctor: ${describeError(error)}\n`);
       if (error instanceof UsageError) process.stderr.write("Run `shellgate doctor --help` for usage.\n");
-      return 2;
+      return error instanceof UsageError ? 2 : CONFIG_ERROR_EXIT;
     }
     throw error;
   }

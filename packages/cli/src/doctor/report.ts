@@ -1,7 +1,7 @@
 import { computeWritableRoots, SandboxManager, type BackendReport, type SandboxPolicy } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { detectUserShell } from "@shellgate/shell-detect";
-import { loadPolicy } from "@shellgate/execpolicy";
+import { loadPolicy, type NetworkRule } from "@shellgate/execpolicy";
 import { describeEnvDropReason, explainEnvScrub } from "@shellgate/orchestrator";
 import type { EffectiveConfig, ProjectConfigStatus, WorkspaceCheck } from "../config/index.js";
 import { BroadWorkspaceError } from "../errors.js";
@@ -37,6 +37,11 @@ export interface DoctorReport {
     | { ok: true; backend: string | null; isolation: string; writableRoots: Array<{ root: string; readOnlySubpaths: string[] }> }
     | { ok: false; error: string };
   rules: RulesFileStatus[];
+  /**
+   * `network_rule` entries of the rules files that load. They are parsed but have no effect yet
+   * (`effective` is false): network access is decided by the sandbox mode and `--network` alone.
+   */
+  networkRules: { effective: false; rules: Array<{ host: string; protocol: string; decision: string; file: string; line: number }> };
   userRulesFile: string;
   /** Host variables commands will not see under the environment policy, and why (names only, never values). */
   environment: { dropped: Array<{ name: string; reason: string }> };
@@ -44,9 +49,9 @@ export interface DoctorReport {
 }
 
 /** A manager with every backend the CLI ships for this platform registered. */
-export function createSandboxManager(): SandboxManager {
+export function createSandboxManager(options: { allowWeakerIsolation?: boolean } = {}): SandboxManager {
   const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
+  manager.register(createLinuxSandboxBackend({ allowWeakerIsolation: options.allowWeakerIsolation === true }));
   return manager;
 }
 
@@ -72,7 +77,7 @@ export async function gatherDoctorReport(
     problems.push(`workspace: ${workspace.error}`);
   }
 
-  const manager = options.manager ?? createSandboxManager();
+  const manager = options.manager ?? createSandboxManager({ allowWeakerIsolation: config.allowWeakerIsolation });
   const backends = await manager.report();
   let sandbox: DoctorReport["sandbox"];
   try {
@@ -102,7 +107,7 @@ export async function gatherDoctorReport(
     problems.push(`environment: ${describeError(error)}`);
   }
 
-  const rules = await checkRulesFiles(config.rules.map((r) => r.file));
+  const { result: rules, networkRules } = await checkRulesFiles(config.rules.map((r) => r.file));
   const statuses: RulesFileStatus[] = config.rules.map((entry) => ({ ...entry, ...rules.get(entry.file)! }));
   for (const status of statuses) {
     if (!status.ok) problems.push(`rules: ${(status.error ?? "").split("\n")[0]}`);
@@ -123,6 +128,10 @@ export async function gatherDoctorReport(
     backends,
     sandbox,
     rules: statuses,
+    networkRules: {
+      effective: false,
+      rules: networkRules.map((n) => ({ host: n.host, protocol: n.protocol, decision: n.decision, file: n.source.file, line: n.source.line })),
+    },
     userRulesFile: config.userRulesFile,
     environment,
     problems,
@@ -134,12 +143,15 @@ export async function gatherDoctorReport(
  * examples may rely on `host_executable` entries of earlier files. A file that fails is reported and
  * left out, and the rest are tried again, so every broken file is named, not only the first.
  */
-async function checkRulesFiles(files: readonly string[]): Promise<Map<string, { ok: boolean; error?: string }>> {
+async function checkRulesFiles(
+  files: readonly string[],
+): Promise<{ result: Map<string, { ok: boolean; error?: string }>; networkRules: readonly NetworkRule[] }> {
   const result = new Map<string, { ok: boolean; error?: string }>();
+  let networkRules: readonly NetworkRule[] = [];
   let remaining = [...new Set(files)];
   while (remaining.length > 0) {
     try {
-      await loadPolicy(remaining);
+      networkRules = (await loadPolicy(remaining)).networkRules;
       for (const f of remaining) result.set(f, { ok: true });
       break;
     } catch (error) {
@@ -155,5 +167,5 @@ async function checkRulesFiles(files: readonly string[]): Promise<Map<string, { 
       }
     }
   }
-  return result;
+  return { result, networkRules };
 }

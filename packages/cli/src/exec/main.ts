@@ -24,7 +24,7 @@ export async function execMain(args: string[]): Promise<number> {
     const overrides = configOverrides(parsed.values);
     const timeout = parsed.values["timeout"] as string | undefined;
     if (timeout !== undefined) overrides.timeoutMs = parseMillis("--timeout", timeout);
-    target = commandTarget(parsed.hadTerminator, parsed.positionals, parsed.afterTerminator);
+    target = commandTarget(parsed.hadTerminator, parsed.command);
     config = await loadConfig(overrides);
   } catch (error) {
     process.stderr.write(`shellgate exec: ${describeError(error)}\n`);
@@ -39,20 +39,17 @@ export async function execMain(args: string[]): Promise<number> {
   }
 }
 
-function commandTarget(hadTerminator: boolean, positionals: string[], afterTerminator: string[]): ExecTarget {
+/**
+ * What to run: the words after `--` as an argv; without `--`, one word is a script for the user's shell
+ * and several words are an argv (`shellgate exec ls -la`).
+ */
+function commandTarget(hadTerminator: boolean, command: string[]): ExecTarget {
   if (hadTerminator) {
-    if (positionals.length > afterTerminator.length) {
-      throw new UsageError("put options before `--` and the command after it: shellgate exec [options] -- COMMAND [ARGS...]");
-    }
-    if (afterTerminator.length === 0) throw new UsageError("no command after `--`");
-    return { kind: "argv", argv: afterTerminator };
+    if (command.length === 0) throw new UsageError("no command after `--`");
+    return { kind: "argv", argv: command };
   }
-  if (positionals.length === 0) throw new UsageError("no command given: shellgate exec -- COMMAND [ARGS...] or shellgate exec \"SCRIPT\"");
-  if (positionals.length > 1) {
-    throw new UsageError(
-      `several words without \`--\`: write \`shellgate exec -- ${positionals.join(" ")}\` to run them as a command, or quote them as one script`,
-    );
-  }
-  if (positionals[0]!.trim() === "") throw new UsageError("the script is empty");
-  return { kind: "script", script: positionals[0]! };
+  if (command.length === 0) throw new UsageError('no command given: shellgate exec [options] COMMAND [ARGS...] or shellgate exec "SCRIPT"');
+  if (command.length > 1) return { kind: "argv", argv: command };
+  if (command[0]!.trim() === "") throw new UsageError("the script is empty");
+  return { kind: "script", script: command[0]! };
 }

@@ -1,5 +1,6 @@
-import { escapeForDisplay, TerminalOutputFilter } from "@shellgate/orchestrator";
+import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter } from "@shellgate/orchestrator";
 import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
+import { denialForAudience, type SandboxDenial } from "@shellgate/sandbox";
 import { canPrompt, createTerminalPrompt } from "../approval/terminal.js";
 import type { EffectiveConfig } from "../config/index.js";
 import { createCliOrchestrator } from "../orchestrator-factory.js";
@@ -23,6 +24,10 @@ export interface ExecJsonResult {
   fullOutputFiles?: { stdout?: string; stderr?: string };
   /** Set when the command did not run (refused, aborted, failed to start). */
   error?: { code: string; message: string };
+  /** Set when it failed in the sandbox and the retry without it did not run (no terminal, or you denied it). */
+  sandboxRetry?: string;
+  /** Set when the command failed because the sandbox refused something: what, why, and the flag that lets it through. */
+  sandboxDenial?: SandboxDenial;
   /** What was decided and why; never contains the command, cwd, env or output. */
   trace?: DecisionTrace;
 }
@@ -107,8 +112,14 @@ export async function runExec(
 
   let exitCode: number;
   let failure: { code: string; message: string } | undefined;
+  let retryNote: string | undefined;
+  let denial: SandboxDenial | undefined;
   try {
     const response = await orchestrator.handleToolCall(call, { signal: controller.signal, onOutput });
+    // The orchestrator words it for a model; a person at the terminal gets the flags instead.
+    if (response.sandboxDenial) denial = denialForAudience(response.sandboxDenial, "cli", target.kind === "argv" ? target.argv : ["sh", "-c", target.script]);
+    // Failed in the sandbox, and the retry without it did not run: the command's own exit code stands.
+    if (response.sandboxRetry) retryNote = sandboxRetryMessage(response.sandboxRetry, response.exitCode ?? 1, "cli", config.userRulesFile);
     if (response.error) {
       failure = response.error;
       exitCode = controller.signal.aborted ? EXEC_EXIT.ABORTED : exitCodeForError(response.error);
@@ -128,6 +139,8 @@ export async function runExec(
   const captured = capture?.finish();
   if (readerGone) return EXEC_EXIT.PIPE_CLOSED;
 
+  // One line naming what the sandbox refused and the flag that lets it through (`--json` has it as `sandboxDenial`).
+  if (!captured && denial) process.stderr.write(`shellgate exec: ${escapeForDisplay(`sandbox: ${denial.summary}; ${denial.suggestion}`)}\n`);
   if (captured) {
     const files = {
       ...(captured.stdout.fullOutputFile ? { stdout: captured.stdout.fullOutputFile } : {}),
@@ -143,11 +156,15 @@ export async function runExec(
       truncated,
       ...(truncated ? { fullOutputFiles: files } : {}),
       ...(failure !== undefined ? { error: { code: failure.code, message: refusalText(failure, interactive) } } : {}),
+      ...(retryNote !== undefined ? { sandboxRetry: retryNote } : {}),
+      ...(denial ? { sandboxDenial: denial } : {}),
       ...(trace ? { trace } : {}),
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } else if (failure !== undefined) {
     process.stderr.write(`shellgate exec: ${escapeForDisplay(refusalText(failure, interactive))}\n`);
+  } else if (retryNote !== undefined) {
+    process.stderr.write(`shellgate exec: ${escapeForDisplay(retryNote)}\n`);
   } else if (end?.timedOut) {
     process.stderr.write(`shellgate exec: timed out after ${config.timeoutMs} ms; the command was killed\n`);
   }
@@ -167,7 +184,7 @@ function exitFromEnd(end: Extract<OrchestratorEvent, { type: "exec.end" }>): num
 
 function refusalText(error: { code: string; message: string }, interactive: boolean): string {
   if (error.code === "ORCH_APPROVAL_UNAVAILABLE" && !interactive) {
-    const what = error.message.replace(/, and no one can approve it here .*$/, "");
+    const what = error.message.replace(/; no one can approve it here.*$/s, "");
     return `refused: ${what}, and there is no terminal to ask on (stdin is not a TTY). Run it from a terminal, or allow it with a rule.`;
   }
   if (error.code === "ORCH_REJECTED" && error.message === "rejected by user") return "denied; the command did not run";

@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { escapeForDisplay } from "@shellgate/orchestrator";
-import { displayArgv } from "../approval/render.js";
+import { amendmentEffect, displayArgv, isOffered, reasonText } from "../approval/render.js";
 import type { PromptDecision, PromptRequest } from "../approval/types.js";
 
 /** How long a person has to answer an elicitation before the command counts as denied. */
@@ -18,17 +18,24 @@ export function clientSupportsElicitation(server: Server): boolean {
 export function elicitationMessage(request: PromptRequest): string {
   const lines = [
     request.retryAfterDenial
-      ? "The sandbox probably blocked this command. Run it again without the sandbox?"
+      ? "It failed in the sandbox. Run it again WITHOUT the sandbox?"
       : "An agent wants to run a command that needs your approval.",
     `Command: ${displayArgv(request.argv)}`,
     `Working directory: ${escapeForDisplay(request.cwd)}`,
   ];
-  if (request.reason) lines.push(`Reason: ${escapeForDisplay(request.reason)}`);
+  const why = reasonText(request);
+  if (why) lines.push(`Why you are asked: ${escapeForDisplay(why)}`);
   if (request.justification) lines.push(`Agent's justification: ${escapeForDisplay(request.justification)}`);
   for (const rule of request.matchedRules ?? []) {
     if (rule.source) lines.push(escapeForDisplay(`Rule: ${rule.source.file}:${rule.source.line} (${rule.decision})`));
   }
+  if (amendmentOffered(request)) lines.push(`"Always allow" ${escapeForDisplay(amendmentEffect(request).replace(/^always allow /, ""))}.`);
+  else if (request.amendmentWithheld) lines.push(`No "always allow": ${escapeForDisplay(request.amendmentWithheld)}.`);
   return lines.join("\n");
+}
+
+function amendmentOffered(request: PromptRequest): boolean {
+  return (request.proposedAmendment?.length ?? 0) > 0 && isOffered(request, "approved_with_amendment");
 }
 
 type Choice = "once" | "session" | "always" | "deny";
@@ -42,11 +49,15 @@ export function createElicitationApproval(
 ): (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision> {
   return async (request, context) => {
     const options: Array<{ const: Choice; title: string }> = [
-      { const: "once", title: "Run once" },
-      { const: "session", title: "Run, and don't ask again for this command in this session" },
+      { const: "once", title: request.retryAfterDenial ? "Run it again without the sandbox, once" : "Run once" },
     ];
-    const amendment = request.proposedAmendment && request.proposedAmendment.length > 0 ? [...request.proposedAmendment] : null;
-    if (amendment) options.push({ const: "always", title: `Always allow commands starting with \`${displayArgv(amendment)}\` (adds a rule)` });
+    const session = isOffered(request, "approved_for_session");
+    if (session) options.push({ const: "session", title: "Run, and don't ask again for this command in this session" });
+    const amendment = amendmentOffered(request) ? [...(request.proposedAmendment ?? [])] : null;
+    if (amendment) {
+      const effect = escapeForDisplay(amendmentEffect(request));
+      options.push({ const: "always", title: `${effect.charAt(0).toUpperCase()}${effect.slice(1)}` });
+    }
     options.push({ const: "deny", title: "Deny" });
     let result;
     try {
@@ -71,7 +82,7 @@ export function createElicitationApproval(
       case "once":
         return "approved";
       case "session":
-        return "approved_for_session";
+        return session ? "approved_for_session" : "denied";
       case "always":
         return amendment ? { decision: "approved_with_amendment", amendment } : "denied";
       default:

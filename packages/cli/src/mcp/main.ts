@@ -3,6 +3,7 @@ import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../args.js";
 import { loadConfig } from "../config/index.js";
 import { describeError } from "../error-text.js";
 import { CliError, UsageError } from "../errors.js";
+import { CONFIG_ERROR_EXIT } from "../exit-table.js";
 import { startMcpServer } from "../mcp/server.js";
 import { createCliOrchestrator } from "../orchestrator-factory.js";
 import { debugEnabled } from "../run-command.js";
@@ -18,7 +19,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     if (error instanceof CliError) {
       process.stderr.write(`shellgate mcp: ${describeError(error)}\n`);
       if (error instanceof UsageError) process.stderr.write("Run `shellgate mcp --help` for usage.\n");
-      return 2;
+      return error instanceof UsageError ? 2 : CONFIG_ERROR_EXIT;
     }
     throw error;
   }
@@ -29,7 +30,7 @@ export async function mcpMain(args: string[]): Promise<number> {
       await loadPolicy(config.rules.map((r) => r.file));
     } catch (error) {
       process.stderr.write(`shellgate mcp: ${describeError(error)}\n`);
-      return 1;
+      return CONFIG_ERROR_EXIT;
     }
   }
 
@@ -38,7 +39,8 @@ export async function mcpMain(args: string[]): Promise<number> {
     ...(debug ? { log: (message: string) => process.stderr.write(`shellgate mcp: ${message}\n`) } : {}),
     name: "shellgate",
     version: readPackageVersion(),
-    createHost: (approve) => createCliOrchestrator(config, approve),
+    // One orchestrator serves every call of the connection, so "run for this session" means something here.
+    createHost: (approve) => createCliOrchestrator(config, approve, { sessionApprovals: true }),
   });
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.once(signal, () => void running.shutdown(`received ${signal}`));

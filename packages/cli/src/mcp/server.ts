@@ -1,12 +1,29 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { policyAllowsNetwork, type SandboxPolicy } from "@shellgate/sandbox";
 import type { PromptDecision, PromptRequest } from "../approval/types.js";
 import { describeError } from "../error-text.js";
 import { clientSupportsElicitation, createElicitationApproval } from "./approval.js";
 
 /** The tools the MCP server exposes. */
 export const MCP_TOOLS = ["shell_command", "exec_command", "write_stdin"] as const;
+
+const TITLES: Record<(typeof MCP_TOOLS)[number], string> = {
+  shell_command: "Run a shell command (policy-checked, sandboxed)",
+  exec_command: "Start a command or interactive session (policy-checked, sandboxed)",
+  write_stdin: "Send input to a running session, or poll its output",
+};
+
+/**
+ * The MCP annotations of a tool. Every tool runs or drives arbitrary commands: never read-only,
+ * possibly destructive, not idempotent. `openWorldHint` follows the sandbox policy's network (a
+ * sandboxed command reaches the network only when the policy lets it); commands an allow rule or a
+ * person lets out of the sandbox have the network whatever the hint says.
+ */
+export function mcpToolAnnotations(name: (typeof MCP_TOOLS)[number], networkInSandbox: boolean): ToolAnnotations {
+  return { title: TITLES[name], readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: networkInSandbox };
+}
 
 /** What the server needs from an orchestrator session (the Orchestrator class fits it). */
 export interface ToolHost {
@@ -17,6 +34,8 @@ export interface ToolHost {
     options?: { signal?: AbortSignal },
   ): Promise<{ content: string; success: boolean }>;
   close(): Promise<void>;
+  /** The sandbox policy commands run under; decides `openWorldHint` (absent: the network counts as possibly on). */
+  readonly sandboxPolicy?: SandboxPolicy;
 }
 
 /** Creates the orchestrator session of a connection; `approve` is absent when the client cannot ask a person. */
@@ -65,8 +84,15 @@ export async function startMcpServer(options: {
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools = (await host()).toolDefinitions("mcp").filter(isMcpTool).filter((d) => (MCP_TOOLS as readonly string[]).includes(d.name));
-    return { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) };
+    const h = await host();
+    const network = h.sandboxPolicy ? policyAllowsNetwork(h.sandboxPolicy) : true;
+    const tools = h.toolDefinitions("mcp").filter(isMcpTool).filter((d) => (MCP_TOOLS as readonly string[]).includes(d.name));
+    return {
+      tools: tools.map((t): Tool => {
+        const annotations = mcpToolAnnotations(t.name as (typeof MCP_TOOLS)[number], network);
+        return { name: t.name, title: annotations.title ?? t.name, description: t.description, inputSchema: t.inputSchema, annotations };
+      }),
+    };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

@@ -83,6 +83,14 @@ Options:
 The first token that is not an option starts the command; \`--\` may separate them.
 \`policy-check test FILES\` runs every match/not_match example of every prefix_rule and reports per rule.
 
+Examples:
+  policy-check --rules ~/.codex/rules/default.rules -- git push origin main
+  policy-check -r default.rules -r .codex/rules/project.rules --pretty npm test
+  policy-check -r default.rules --explain --resolve-host-executables /usr/bin/git status
+  printf '%s\\n' '["git","status"]' '["rm","-rf","/"]' | policy-check -r default.rules --stdin
+  policy-check test ~/.codex/rules/default.rules
+
 Exit status: 0 when the rules load and the command is evaluated (whatever the decision);
 1 when a rules file is missing, unreadable or invalid (diagnostic on stderr); 2 for usage errors.
+The exit codes of every shellgate command are tabulated in the CLI README ("Exit codes").
 `;

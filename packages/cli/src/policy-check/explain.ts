@@ -1,12 +1,23 @@
 /** `--explain`: a human-readable account of which rules matched and why the decision is what it is. */
-import type { Evaluation } from "@shellgate/execpolicy";
+import type { Evaluation, NetworkRule } from "@shellgate/execpolicy";
 
 function quote(token: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(token) ? token : JSON.stringify(token);
 }
 
-/** Render the explanation text for one evaluated command. */
-export function explainEvaluation(command: readonly string[], ev: Evaluation, resolve: boolean): string {
+/** The one line saying that the loaded `network_rule`s do nothing yet ("" when there are none). */
+export function networkRulesNote(rules: readonly NetworkRule[]): string {
+  if (rules.length === 0) return "";
+  const first = rules[0]!.source;
+  return `note: ${rules.length} network_rule(s) loaded (first at ${first.file}:${first.line}:${first.column}) have no effect yet: shellgate does not enforce domain policy; network access is decided by the sandbox's --network setting alone\n`;
+}
+
+/** Render the explanation text for one evaluated command (plus the network-rules note, when any were loaded). */
+export function explainEvaluation(command: readonly string[], ev: Evaluation, resolve: boolean, networkRules: readonly NetworkRule[] = []): string {
+  return explainCommand(command, ev, resolve) + networkRulesNote(networkRules);
+}
+
+function explainCommand(command: readonly string[], ev: Evaluation, resolve: boolean): string {
   const lines = [`command: ${command.map(quote).join(" ")}`];
   if (ev.matchedRules.length === 0 || ev.decision === undefined) {
     lines.push("decision: none — no rule matched (the JSON output omits \"decision\")");

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
+import { parseNetwork, splitCommandLine } from "../options.js";
 
 /** What `shellgate sandbox` was asked to do. */
 export type SandboxCommandRequest =
@@ -21,7 +22,7 @@ const MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
 const OPTIONS = {
   mode: { type: "string" },
   "writable-root": { type: "string", multiple: true },
-  network: { type: "boolean" },
+  network: { type: "string" },
   "deny-read": { type: "string", multiple: true },
   "allow-weaker-isolation": { type: "boolean" },
   probe: { type: "boolean" },
@@ -29,21 +30,7 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const TAKES_VALUE = new Set(["--mode", "--writable-root", "--deny-read"]);
-
-/**
- * Split the arguments into shellgate's own options and the command: the command starts after
- * `--` or at the first argument that is not an option, so `shellgate sandbox ls -la` works.
- */
-function splitCommand(args: readonly string[]): { own: string[]; command: string[] } {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string;
-    if (a === "--") return { own: args.slice(0, i), command: args.slice(i + 1) };
-    if (!a.startsWith("-") || a === "-") return { own: args.slice(0, i), command: args.slice(i) };
-    if (TAKES_VALUE.has(a)) i++;
-  }
-  return { own: [...args], command: [] };
-}
+const TAKES_VALUE: ReadonlySet<string> = new Set(["--mode", "--writable-root", "--deny-read"]);
 
 function absolutePaths(flag: string, values: readonly string[] | undefined): string[] {
   return (values ?? []).map((p) => {
@@ -58,7 +45,8 @@ function absolutePaths(flag: string, values: readonly string[] | undefined): str
  * @throws UsageError naming the offending flag.
  */
 export function parseSandboxArgs(args: readonly string[]): SandboxCommandRequest {
-  const { own, command } = splitCommand(args);
+  // The command starts after `--` or at the first word that is not an option, so `shellgate sandbox ls -la` works.
+  const { own, command } = splitCommandLine(args, TAKES_VALUE);
   let values;
   try {
     values = parseArgs({ args: own, options: OPTIONS, strict: true, allowPositionals: false }).values;
@@ -79,7 +67,8 @@ export function parseSandboxArgs(args: readonly string[]): SandboxCommandRequest
   if (writableRoots.length > 0 && mode !== "workspace-write") {
     throw new UsageError(`--writable-root needs --mode workspace-write (got ${mode})`);
   }
-  if (values.network && mode === "read-only") throw new UsageError("--network cannot be used with --mode read-only");
+  const network = values.network === undefined ? false : parseNetwork(values.network);
+  if (network && mode === "read-only") throw new UsageError("--network cannot be used with --mode read-only");
   const deniedReadPaths = absolutePaths("--deny-read", values["deny-read"]);
   if (deniedReadPaths.length > 0 && mode === "danger-full-access") {
     throw new UsageError("--deny-read needs a sandbox; it cannot be used with --mode danger-full-access");
@@ -90,7 +79,7 @@ export function parseSandboxArgs(args: readonly string[]): SandboxCommandRequest
     mode: mode as (typeof MODES)[number],
     writableRoots,
     deniedReadPaths,
-    network: values.network ?? false,
+    network,
     allowWeakerIsolation: values["allow-weaker-isolation"] ?? false,
     argv: command,
   };

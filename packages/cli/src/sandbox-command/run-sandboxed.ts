@@ -39,9 +39,7 @@ function hostEnv(): Record<string, string> {
 /** Map a sandbox error to the message and exit code people see. */
 export function describeSandboxFailure(error: SandboxError): { message: string; exitCode: number } {
   const field = (error as { field?: unknown }).field;
-  if (error.code === "SANDBOX_INVALID_COMMAND" && field === "argv.0") {
-    return { message: error.message.replace(/^argv\.0: /, ""), exitCode: SANDBOX_EXIT.NOT_FOUND };
-  }
+  if (error.code === "SANDBOX_COMMAND_NOT_FOUND") return { message: error.message, exitCode: SANDBOX_EXIT.NOT_FOUND };
   const flag = typeof field === "string" ? field.replace(/^writableRoots\.\d+$/, "--writable-root").replace(/^deniedReadPaths\.\d+$/, "--deny-read") : undefined;
   const message = flag && flag !== field ? error.message.replace(/^[\w.]+: /, `${flag}: `) : error.message;
   return { message, exitCode: SANDBOX_EXIT.SHELLGATE_ERROR };

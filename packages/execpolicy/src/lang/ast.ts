@@ -11,7 +11,7 @@ export type Expr =
   | { kind: "name"; name: string; pos: Pos }
   | { kind: "literal"; value: null | boolean | number | string; pos: Pos }
   | { kind: "float"; value: number; pos: Pos }
-  | { kind: "fstring"; parts: Array<string | Expr>; pos: Pos }
+  | { kind: "fstring"; parts: Array<string | FStringField>; pos: Pos }
   | { kind: "list"; items: Expr[]; pos: Pos }
   | { kind: "tuple"; items: Expr[]; pos: Pos }
   | { kind: "dict"; entries: Array<[Expr, Expr]>; pos: Pos }
@@ -26,9 +26,15 @@ export type Expr =
   | { kind: "attr"; object: Expr; name: string; pos: Pos }
   | { kind: "lambda"; params: Param[]; body: Expr; pos: Pos };
 
+/** A `{expr}` field of an f-string; `repr` for the `!r` conversion (`!s` and none use `str`). */
+export interface FStringField {
+  expr: Expr;
+  repr: boolean;
+}
+
 /** Binary operators (comparison and arithmetic). */
 export type BinaryOp =
-  | "+" | "-" | "*" | "/" | "//" | "%" | "|" | "&" | "^"
+  | "+" | "-" | "*" | "/" | "//" | "%" | "|" | "&" | "^" | "<<" | ">>"
   | "==" | "!=" | "<" | ">" | "<=" | ">=" | "in" | "not in";
 
 /** A `for`/`if` clause of a comprehension. */

@@ -9,8 +9,9 @@ import {
   Scope, ValueError, checkInt, isFloat, mkFloat, numeric, checkSize, compare, equals, hashKey, mkDict, mkList, mkTuple, rangeLength, repr, str, truthy, typeName,
 } from "./values.js";
 import type { DictValue, FunctionValue, ListValue, NativeCall, Value } from "./values.js";
-import { getMethod, iterate, standardBuiltins } from "./builtins-std.js";
+import { getMethod, iterate, methodNames, standardBuiltins } from "./builtins-std.js";
 import type { SourceText } from "./source.js";
+import { didYouMean } from "./suggest.js";
 import { PolicyDiagnosticError } from "../errors.js";
 import { DEFAULT_MAX_STEPS, MAX_CALL_DEPTH } from "../limits.js";
 
@@ -62,8 +63,8 @@ export class Interpreter {
     return e;
   }
 
-  private fail(code: ConstructorParameters<typeof ValueError>[0], message: string): never {
-    throw new ValueError(code, message);
+  private fail(code: ConstructorParameters<typeof ValueError>[0], message: string, keyword?: string): never {
+    throw new ValueError(code, message, keyword);
   }
 
   private charge(n: number): void {
@@ -229,10 +230,18 @@ export class Interpreter {
       case "float": return mkFloat(e.value);
       case "name": {
         const v = scope.lookup(e.name);
-        if (v === undefined) { this.pos = e.pos; this.fail("UNDEFINED_NAME", `name \`${e.name}\` is not defined`); }
+        if (v === undefined) { this.pos = e.pos; this.fail("UNDEFINED_NAME", `name \`${e.name}\` is not defined${didYouMean(e.name, scope.names())}`); }
         return v;
       }
-      case "fstring": return e.parts.map((p) => (typeof p === "string" ? p : str(this.eval(p, scope)))).join("");
+      case "fstring": {
+        const out = e.parts.map((p) => {
+          if (typeof p === "string") return p;
+          const v = this.eval(p.expr, scope);
+          return p.repr ? repr(v) : str(v);
+        }).join("");
+        checkSize(out.length);
+        return out;
+      }
       case "list": return mkList(e.items.map((x) => this.eval(x, scope)));
       case "tuple": return mkTuple(e.items.map((x) => this.eval(x, scope)));
       case "dict": {
@@ -280,7 +289,7 @@ export class Interpreter {
         const obj = this.eval(e.object, scope);
         this.pos = e.pos;
         const m = getMethod(obj, e.name);
-        if (!m) this.fail("VALUE_ERROR", `${typeName(obj)} has no attribute \`${e.name}\``);
+        if (!m) this.fail("VALUE_ERROR", `${typeName(obj)} has no attribute \`${e.name}\`${didYouMean(e.name, methodNames(obj))}`);
         return m;
       }
       case "lambda": return this.makeFunction("lambda", e.params, e.body, scope);
@@ -397,6 +406,12 @@ export class Interpreter {
         case "%":
           if (r === 0) this.fail("ZERO_DIVISION", "integer modulo by zero");
           return ((l % r) + r) % r;
+        case "<<":
+          if (r < 0) this.fail("VALUE_ERROR", "negative shift count");
+          return checkInt(l * 2 ** r);
+        case ">>":
+          if (r < 0) this.fail("VALUE_ERROR", "negative shift count");
+          return Math.floor(l / 2 ** r);
         case "|": return l | r;
         case "&": return l & r;
         case "^": return l ^ r;
@@ -467,7 +482,17 @@ export class Interpreter {
     const kwargs: Array<[string, Value]> = [];
     for (const a of e.args) this.evalArg(a, scope, args, kwargs);
     this.pos = e.pos;
-    return this.callValue(fn, args, kwargs);
+    try {
+      return this.callValue(fn, args, kwargs);
+    } catch (err) {
+      // A misspelt keyword is reported at the keyword, not at the start of the call.
+      if (err instanceof ValueError && err.keyword !== undefined) {
+        const arg = e.args.find((a) => a.kind === "keyword" && a.name === err.keyword);
+        if (arg) this.pos = arg.pos;
+        err.keyword = undefined;
+      }
+      throw err;
+    }
   }
 
   private evalArg(a: Arg, scope: Scope, args: Value[], kwargs: Array<[string, Value]>): void {
@@ -545,7 +570,7 @@ export class Interpreter {
         if (local.vars.has(k)) this.fail("ARGUMENT_ERROR", `${fn.name}() got multiple values for argument \`${k}\``);
         local.vars.set(k, v);
       } else if (kwName !== undefined) kw.map.set(hashKey(k), [k, v]);
-      else this.fail("ARGUMENT_ERROR", `${fn.name}() got an unexpected keyword argument \`${k}\``);
+      else this.fail("ARGUMENT_ERROR", `${fn.name}() got an unexpected keyword argument \`${k}\`${didYouMean(k, all)}`, k);
     }
     if (kwName !== undefined) local.vars.set(kwName, kw);
     for (const name of all) {

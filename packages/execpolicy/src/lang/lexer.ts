@@ -115,3 +115,32 @@ function endsEscaped(body: string, closerLen: number): boolean {
 function fail(src: SourceText, code: PolicyErrorCode, message: string, tok: IToken): never {
   throw src.error(code, message, tok.startLine ?? 1, tok.startColumn ?? 1, Math.max(1, tok.image.length));
 }
+
+/**
+ * Tokenise a fragment of code that starts at `line:column` of `src` (an f-string field), with
+ * positions in the file's terms. Line breaks inside are ignored as they are inside brackets.
+ */
+export function tokenizeFragment(src: SourceText, text: string, line: number, column: number): IToken[] {
+  const T = tokens();
+  const result = lexer().tokenize(text);
+  const place = (l: number | undefined, c: number | undefined): [number, number] => {
+    const ll = l ?? 1;
+    return [ll + line - 1, ll === 1 ? (c ?? 1) + column - 1 : (c ?? 1)];
+  };
+  const first = result.errors[0];
+  if (first) {
+    const [l, c] = place(first.line, first.column);
+    throw src.error("SYNTAX_ERROR", `unexpected character ${JSON.stringify(text.slice(first.offset, first.offset + 1))}`, l, c);
+  }
+  const out: IToken[] = [];
+  for (const tok of result.tokens) {
+    if (tok.tokenType === T.Newline) continue;
+    if (tok.tokenType === T.Tab) fail(src, "SYNTAX_ERROR", "tabs are not allowed", tok);
+    const [sl, sc] = place(tok.startLine, tok.startColumn);
+    const [el, ec] = place(tok.endLine, tok.endColumn);
+    tok.startLine = sl; tok.startColumn = sc; tok.endLine = el; tok.endColumn = ec;
+    if (tok.tokenType === T.StringLit) checkTerminated(src, tok);
+    out.push(tok);
+  }
+  return out;
+}

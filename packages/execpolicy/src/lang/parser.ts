@@ -7,11 +7,12 @@ import type { IToken, TokenType } from "chevrotain";
 import { chevrotain } from "./chevrotain-runtime.js";
 import { tokens } from "./tokens.js";
 import type { Tokens } from "./tokens.js";
-import type { Arg, BinaryOp, CompClause, Expr, Module, Param, Pos, Stmt } from "./ast.js";
+import type { Arg, BinaryOp, CompClause, Expr, FStringField, Module, Param, Pos, Stmt } from "./ast.js";
 import { decodeStringLiteral, StringDecodeError } from "./strings.js";
 import type { SourceText } from "./source.js";
-import { tokenize } from "./lexer.js";
-import { PolicyDiagnosticError } from "../errors.js";
+import { tokenize, tokenizeFragment } from "./lexer.js";
+import { splitFStringImage } from "./fstring.js";
+import { describeToken, errorMessageProvider, syntaxDiagnostic } from "./syntax-diagnostics.js";
 import { MAX_EXPR_DEPTH } from "../limits.js";
 
 
@@ -31,8 +32,12 @@ function pos(tok: IToken): Pos {
   return { line: tok.startLine ?? 1, column: tok.startColumn ?? 1 };
 }
 
-/** Build the parser class and one instance (chevrotain's self-analysis runs once per process). */
-function createParser(T: Tokens) {
+/**
+ * Build the parser class and one instance (chevrotain's self-analysis runs once per process).
+ * Grammar validations are skipped at run time (they cost start-up); `validate` turns them on for
+ * the test that keeps the grammar free of ambiguities.
+ */
+function createParser(T: Tokens, validate = false) {
   const chev = chevrotain();
   const EXPR_START = new Set<TokenType>([
     T.Identifier, T.StringLit, T.Int, T.Float, T.None, T.True, T.False, T.LParen, T.LBracket, T.LBrace,
@@ -43,7 +48,7 @@ function createParser(T: Tokens) {
     private depth = 0;
 
     constructor() {
-      super(T.allTokens, { skipValidations: true, maxLookahead: 3 });
+      super(T.allTokens, { skipValidations: !validate, maxLookahead: 3, errorMessageProvider: errorMessageProvider(T) });
       this.performSelfAnalysis();
     }
 
@@ -135,6 +140,7 @@ function createParser(T: Tokens) {
     private exprOrAssign = this.RULE("exprOrAssign", (): Stmt => {
       const first = this.LA(1);
       const lhs = this.SUBRULE(this.testList);
+      const bare = this.bareTuple;
       let stmt: Stmt = { kind: "expr", expr: lhs, pos: pos(first) };
       this.OPTION(() => {
         this.OR([
@@ -153,6 +159,10 @@ function createParser(T: Tokens) {
             },
           },
         ]);
+      });
+      // As in Starlark, `a, b` alone is not a statement (it is only the left side of an assignment).
+      this.ACTION(() => {
+        if (bare && stmt.kind === "expr") throw new LiteralError(this.LA(1), `expected \`=\` after the unparenthesised tuple starting at ${first.startLine}:${first.startColumn} (a bare tuple is not a statement)`, 0);
       });
       return stmt;
     });
@@ -255,7 +265,8 @@ function createParser(T: Tokens) {
       const t = this.CONSUME(T.For);
       const target = this.SUBRULE(this.targetList);
       this.CONSUME(T.In);
-      const iterable = this.SUBRULE(this.testList);
+      // A single expression, as in Starlark: `for x in 1, 2:` is an error there.
+      const iterable = this.SUBRULE(this.test);
       this.CONSUME(T.Colon);
       const body = this.SUBRULE(this.suite);
       return { kind: "for", target, iterable, body, pos: pos(t) };
@@ -274,7 +285,13 @@ function createParser(T: Tokens) {
       return tuple ? { kind: "tuple", items, pos: pos(first) } : items[0]!;
     });
 
-    /** `a, b, c` (a tuple when a comma is present; a trailing comma is allowed). */
+    /** Whether the last `testList` was an unparenthesised tuple (read right after it by `exprOrAssign`). */
+    private bareTuple = false;
+
+    /**
+     * `a, b, c` (a tuple when a comma is present). A trailing comma is refused, as Starlark does:
+     * `prefix_rule(...),` is an accidental one-element tuple, not a call.
+     */
     private testList = this.RULE("testList", (): Expr => {
       const first = this.LA(1);
       const items: Expr[] = [this.SUBRULE(this.test)];
@@ -288,9 +305,12 @@ function createParser(T: Tokens) {
         },
       });
       this.OPTION(() => {
-        this.CONSUME2(T.Comma);
-        tuple = true;
+        const comma = this.CONSUME2(T.Comma);
+        this.ACTION(() => {
+          throw new LiteralError(first, `unparenthesised tuple with a trailing comma (the \`,\` at ${comma.startLine}:${comma.startColumn}); remove the comma, or write the tuple in parentheses`, 0);
+        });
       });
+      this.ACTION(() => { this.bareTuple = tuple; });
       return tuple ? { kind: "tuple", items, pos: pos(first) } : items[0]!;
     });
 
@@ -320,7 +340,18 @@ function createParser(T: Tokens) {
     private lambda = this.RULE("lambda", (): Expr => {
       const t = this.CONSUME(T.Lambda);
       const params: Param[] = [];
-      this.MANY_SEP({ SEP: T.Comma, DEF: () => { params.push(this.SUBRULE(this.param)); } });
+      // Parameters with an optional trailing comma (`lambda a,: a` is valid Starlark).
+      this.OPTION(() => {
+        params.push(this.SUBRULE(this.param));
+        this.MANY({
+          GATE: () => this.LA(2).tokenType !== T.Colon,
+          DEF: () => {
+            this.CONSUME(T.Comma);
+            params.push(this.SUBRULE2(this.param));
+          },
+        });
+        this.OPTION2(() => this.CONSUME2(T.Comma));
+      });
       this.CONSUME(T.Colon);
       const body = this.SUBRULE(this.test);
       return { kind: "lambda", params, body, pos: pos(t) };
@@ -382,13 +413,24 @@ function createParser(T: Tokens) {
     });
 
     private bitOr = this.RULE("bitOr", (): Expr => {
-      let left = this.SUBRULE(this.arith);
+      let left = this.SUBRULE(this.shift);
       this.MANY(() => {
         const t = this.OR([
           { ALT: () => this.CONSUME(T.Pipe) },
           { ALT: () => this.CONSUME(T.Amp) },
           { ALT: () => this.CONSUME(T.Caret) },
         ]);
+        const right = this.SUBRULE2(this.shift);
+        left = { kind: "binary", op: t.image as BinaryOp, left, right, pos: pos(t) };
+      });
+      return left;
+    });
+
+    /** `<<` and `>>`, binding tighter than the bitwise operators and looser than `+`/`-`, as in Starlark. */
+    private shift = this.RULE("shift", (): Expr => {
+      let left = this.SUBRULE(this.arith);
+      this.MANY(() => {
+        const t = this.OR([{ ALT: () => this.CONSUME(T.LShift) }, { ALT: () => this.CONSUME(T.RShift) }]);
         const right = this.SUBRULE2(this.arith);
         left = { kind: "binary", op: t.image as BinaryOp, left, right, pos: pos(t) };
       });
@@ -562,9 +604,9 @@ function createParser(T: Tokens) {
     private stringLit = this.RULE("stringLit", (): Expr => {
       const t = this.CONSUME(T.StringLit);
       return this.ACTION((): Expr => {
+        if (/^[rb]{0,2}f/.test(t.image)) return { kind: "fstring", parts: this.fstringParts(t), pos: pos(t) };
         const d = this.decode(t);
-        if (!d.fstring) return { kind: "literal", value: d.value, pos: pos(t) };
-        return { kind: "fstring", parts: splitFString(d.value, t), pos: pos(t) };
+        return { kind: "literal", value: d.value, pos: pos(t) };
       });
     });
 
@@ -687,11 +729,38 @@ function createParser(T: Tokens) {
       return out;
     });
 
+    /** An f-string field parsed as an expression: `test` and nothing after it. */
+    public fieldExpr = this.RULE("fieldExpr", (): Expr => {
+      const e = this.SUBRULE(this.test);
+      this.CONSUME(chev.EOF);
+      return e;
+    });
+
+    /** Literal text and parsed `{expr}` fields of f-string token `t` (fields parsed by a nested parser). */
+    private fstringParts(t: IToken): Array<string | FStringField> {
+      let specs: ReturnType<typeof splitFStringImage>;
+      try {
+        specs = splitFStringImage(t.image);
+      } catch (e) {
+        if (e instanceof StringDecodeError) throw new LiteralError(t, e.message, e.offset);
+        throw e;
+      }
+      return specs.map((p) => {
+        if (typeof p === "string") return p;
+        const before = t.image.slice(0, p.offset);
+        const nl = before.lastIndexOf("\n");
+        const line = (t.startLine ?? 1) + (before.match(/\n/g)?.length ?? 0);
+        const column = nl < 0 ? (t.startColumn ?? 1) + p.offset : p.offset - nl;
+        return { expr: parseField(tokenizeFragment(currentSource!, p.text, line, column), t), repr: p.repr };
+      });
+    }
+
     private decode(t: IToken): ReturnType<typeof decodeStringLiteral> {
       try {
         return decodeStringLiteral(t.image);
       } catch (e) {
-        if (e instanceof StringDecodeError) throw new LiteralError(t, e.message, e.offset);
+        // Located at the literal's start, like the other literal errors.
+        if (e instanceof StringDecodeError) throw new LiteralError(t, e.message, 0);
         throw e;
       }
     }
@@ -700,7 +769,9 @@ function createParser(T: Tokens) {
     }
     private int(t: IToken): number {
       const img = t.image;
-      const v = /^0[xob]/i.test(img) ? Number(img.toLowerCase()) : Number(img);
+      // Leading zeros are refused, as in Starlark (`010` would be octal in C and decimal in JavaScript).
+    if (/^0\d/.test(img)) throw new LiteralError(t, `integer literal ${img} has leading zeros, which are not allowed (write 0o${img.replace(/^0+/, "") || "0"} for octal)`, 0);
+    const v = /^0[xob]/i.test(img) ? Number(img.toLowerCase()) : Number(img);
       if (!Number.isSafeInteger(v)) throw new LiteralError(t, `integer literal out of range: ${img}`, 0);
       return v;
     }
@@ -711,51 +782,70 @@ function createParser(T: Tokens) {
 
 type StarlarkParser = ReturnType<typeof createParser>;
 
-/** f-strings: `{name}` (or `{name.attr}`) parts, `{{`/`}}` escapes. Anything richer is an error. */
-function splitFString(text: string, t: IToken): Array<string | Expr> {
-  const parts: Array<string | Expr> = [];
-  let buf = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === "{" && text[i + 1] === "{") { buf += "{"; i++; continue; }
-    if (c === "}" && text[i + 1] === "}") { buf += "}"; i++; continue; }
-    if (c === "}") throw new LiteralError(t, "f-string: single `}` is not allowed", 0);
-    if (c !== "{") { buf += c; continue; }
-    const end = text.indexOf("}", i);
-    if (end < 0) throw new LiteralError(t, "f-string: missing `}`", 0);
-    const inner = text.slice(i + 1, end).trim();
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(inner)) {
-      throw new LiteralError(t, `f-string: only names are supported inside {} (got ${JSON.stringify(inner)})`, 0);
-    }
-    if (buf) parts.push(buf);
-    buf = "";
-    const names = inner.split(".");
-    let e: Expr = { kind: "name", name: names[0]!, pos: pos(t) };
-    for (const n of names.slice(1)) e = { kind: "attr", object: e, name: n, pos: pos(t) };
-    parts.push(e);
-    i = end;
-  }
-  if (buf) parts.push(buf);
-  return parts;
+/** Parsers by nesting level: 0 parses files, level n parses f-string fields at f-string depth n. */
+const parsers: StarlarkParser[] = [];
+let level = 0;
+/** f-strings nested inside f-string fields deeper than this are refused (each level is a parser). */
+const MAX_FSTRING_NESTING = 4;
+/** The source being parsed (for locating errors in f-string fields). */
+let currentSource: SourceText | undefined;
+
+function parserAt(n: number): StarlarkParser {
+  parsers[n] ??= createParser(tokens());
+  return parsers[n]!;
 }
 
-let parserInstance: StarlarkParser | undefined;
+/** A syntax error inside an f-string field, already located in the file. */
+class FieldSyntaxError extends Error {
+  constructor(readonly diagnostic: ReturnType<typeof syntaxDiagnostic>) {
+    super(diagnostic.message);
+  }
+}
 
-function describe(tok: IToken, T: Tokens): string {
-  const type = tok.tokenType;
-  if (type === chevrotain().EOF) return "end of file";
-  if (type === T.LogicalNewline) return "end of line";
-  if (type === T.Indent) return "indentation";
-  if (type === T.Dedent) return "dedent";
-  return `\`${tok.image}\``;
+/** Parse the tokens of one f-string field (of token `t`) as an expression. */
+function parseField(input: IToken[], t: IToken): Expr {
+  if (level + 1 > MAX_FSTRING_NESTING) throw new LiteralError(t, `f-strings nested deeper than ${MAX_FSTRING_NESTING} levels`, 0);
+  const T = tokens();
+  if (input.length === 0) throw new LiteralError(t, "f-string: empty `{}` (expected an expression)", 0);
+  level++;
+  try {
+    const p = parserAt(level);
+    p.resetDepth();
+    p.input = input;
+    const e = p.fieldExpr();
+    const err = p.errors[0];
+    if (err) {
+      if (err.token.tokenType === T.Reserved) throw new LiteralError(err.token, `cannot use reserved keyword \`${err.token.image}\` (not supported in policy files)`, 0);
+      const d = syntaxDiagnostic(err, input, p, T, err.token.startLine ?? 1, "fieldExpr");
+      // The end of a field's tokens is its closing brace.
+      throw new FieldSyntaxError({ ...d, message: `f-string field: ${d.message.replace(/end of file/g, "`}`")}` });
+    }
+    return e;
+  } finally {
+    level--;
+  }
+}
+
+/**
+ * chevrotain's grammar validation errors (ambiguities, left recursion, unreachable alternatives)
+ * for this grammar; empty when the grammar is sound. For tests: builds a fresh, validated parser.
+ */
+export function grammarDefinitionErrors(): string[] {
+  try {
+    const p = createParser(tokens(), true) as unknown as { definitionErrors: Array<{ message: string }> };
+    return p.definitionErrors.map((e) => e.message);
+  } catch (e) {
+    return [e instanceof Error ? e.message : String(e)];
+  }
 }
 
 /** Parse a policy source into an AST. Throws `PolicyDiagnosticError` with file:line:col. */
 export function parseModule(src: SourceText): Module {
   const input = tokenize(src);
   const T = tokens();
-  parserInstance ??= createParser(T);
-  const parser = parserInstance;
+  const parser = parserAt(0);
+  level = 0;
+  currentSource = src;
   parser.resetDepth();
   parser.input = input;
   let module: Module;
@@ -767,7 +857,15 @@ export function parseModule(src: SourceText): Module {
     }
     if (e instanceof LiteralError) {
       const code = e.detail.startsWith("integer") ? "INVALID_NUMBER" : e.detail.startsWith("cannot use reserved") ? "UNSUPPORTED_CONSTRUCT" : e.detail.startsWith("invalid") || e.detail.startsWith("trailing") ? "INVALID_ESCAPE" : "SYNTAX_ERROR";
-      throw src.error(code, e.detail, e.token.startLine ?? 1, e.token.startColumn ?? 1, e.token.image.length);
+      // Point inside the literal when the error is about a part of it (an escape, an f-string field).
+      const before = e.token.image.slice(0, e.offset);
+      const nl = before.lastIndexOf("\n");
+      const line = (e.token.startLine ?? 1) + (before.match(/\n/g)?.length ?? 0);
+      const column = nl < 0 ? (e.token.startColumn ?? 1) + e.offset : e.offset - nl;
+      throw src.error(code, e.detail, line, column, e.offset > 0 ? 1 : e.token.image.length);
+    }
+    if (e instanceof FieldSyntaxError) {
+      throw src.error("SYNTAX_ERROR", e.diagnostic.message, e.diagnostic.line, e.diagnostic.column, e.diagnostic.span);
     }
     if (e instanceof RangeError) {
       throw src.error("NESTING_TOO_DEEP", "input nested too deeply to parse", 1, 1);
@@ -777,15 +875,13 @@ export function parseModule(src: SourceText): Module {
   const err = parser.errors[0];
   if (err) {
     const tok = err.token;
-    const reserved = tok.tokenType === T.Reserved;
-    const message = reserved
-      ? `cannot use reserved keyword \`${tok.image}\` (not supported in policy files)`
-      : `syntax error: unexpected ${describe(tok, T)}`;
-    const line = Number.isFinite(tok.startLine) ? tok.startLine! : src.lineCount;
-    const column = Number.isFinite(tok.startColumn) ? tok.startColumn! : 1;
-    throw new PolicyDiagnosticError(reserved ? "UNSUPPORTED_CONSTRUCT" : "SYNTAX_ERROR", message, {
-      file: src.file, line, column, sourceLine: src.line(line), span: Math.max(1, tok.image.length),
-    });
+    if (tok.tokenType === T.Reserved) {
+      const line = Number.isFinite(tok.startLine) ? tok.startLine! : src.lineCount;
+      const column = Number.isFinite(tok.startColumn) ? tok.startColumn! : 1;
+      throw src.error("UNSUPPORTED_CONSTRUCT", `cannot use reserved keyword ${describeToken(tok, T)} (not supported in policy files)`, line, column, Math.max(1, tok.image.length));
+    }
+    const d = syntaxDiagnostic(err, input, parser, T, src.lineCount);
+    throw src.error("SYNTAX_ERROR", d.message, d.line, d.column, d.span);
   }
   return module;
 }

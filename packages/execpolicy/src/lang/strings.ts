@@ -33,6 +33,11 @@ export function decodeStringLiteral(image: string): DecodedString {
   return { value, raw, fstring };
 }
 
+/** Decode the body of a literal (or one literal chunk of an f-string); `base` offsets error positions. */
+export function decodeBody(s: string, raw: boolean, base: number): string {
+  return raw ? s.replace(/\r\n?/g, "\n") : unescape(s, base);
+}
+
 function unescape(s: string, base: number): string {
   if (!s.includes("\\") && !s.includes("\r")) return s;
   let out = "";

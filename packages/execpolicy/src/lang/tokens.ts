@@ -12,6 +12,56 @@ export const RESERVED_WORDS = [
   "import", "is", "nonlocal", "raise", "try", "while", "with", "yield",
 ];
 
+/** String prefixes Starlark accepts. */
+const STRING_PREFIXES = new Set(["", "r", "b", "f", "fr", "br", "rb"]);
+
+/**
+ * End offset of the string literal whose opening quote is at `start` (at most the text length when
+ * unterminated: reported later). In an f-string, a `{...}` field is code: quotes inside it start
+ * nested strings, so `f"{d["k"]}"` is one literal, as in Starlark.
+ */
+export function scanString(text: string, start: number, fstring: boolean): number {
+  const q = text[start]!;
+  const triple = text[start + 1] === q && text[start + 2] === q;
+  let i = start + (triple ? 3 : 1);
+  for (;;) {
+    if (i >= text.length) return i;
+    const c = text[i]!;
+    if (c === "\\") {
+      i += 2;
+      continue;
+    }
+    if (!triple && (c === "\n" || c === "\r")) return i; // unterminated single-line string
+    if (c === q && (!triple || (text[i + 1] === q && text[i + 2] === q))) return i + (triple ? 3 : 1);
+    if (fstring && c === "{") {
+      if (text[i + 1] === "{") { i += 2; continue; }
+      i = scanField(text, i + 1);
+      continue;
+    }
+    i++;
+  }
+}
+
+/** End of an f-string field: the offset just after its closing `}` (or where the text ends). */
+export function scanField(text: string, start: number): number {
+  let depth = 0;
+  let i = start;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      let j = i - 1;
+      while (j >= start && /[rbf]/.test(text[j]!)) j--;
+      i = scanString(text, i, text.slice(j + 1, i).includes("f"));
+      continue;
+    }
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || (c === "}" && depth > 0)) depth = Math.max(0, depth - 1);
+    else if (c === "}") return i + 1;
+    i++;
+  }
+  return i;
+}
+
 /** Build the token types (once; see `tokens()`). */
 function buildTokens() {
   const { createToken, Lexer } = chevrotain();
@@ -60,34 +110,20 @@ function buildTokens() {
     name: "StringLit",
     pattern: { exec: matchString },
     line_breaks: true,
-    start_chars_hint: ["'", '"', "r", "R", "b", "B", "f", "F"],
+    start_chars_hint: ["'", '"', "r", "R", "b", "B", "f", "F", "u", "U"],
     label: "string",
   });
 
   function matchString(text: string, offset: number): RegExpExecArray | null {
     let i = offset;
-    // Up to two prefix letters (r, b, f; rb/br...). Identifiers starting with these letters fail below.
-    while (i < offset + 2 && i < text.length && /[rRbBfF]/.test(text[i]!)) i++;
+    // Up to two prefix letters. Identifiers starting with these letters fail below.
+    while (i < offset + 2 && i < text.length && /[rRbBfFuU]/.test(text[i]!)) i++;
     const q = text[i];
     if (q !== "'" && q !== '"') return null;
-    const triple = text[i + 1] === q && text[i + 2] === q;
-    i += triple ? 3 : 1;
-    for (;;) {
-      if (i >= text.length) break; // unterminated: reported later
-      const c = text[i]!;
-      if (c === "\\") {
-        i += 2;
-        continue;
-      }
-      if (!triple && (c === "\n" || c === "\r")) break; // unterminated single-line string
-      if (c === q && (!triple || (text[i + 1] === q && text[i + 2] === q))) {
-        i += triple ? 3 : 1;
-        break;
-      }
-      i++;
-    }
-    const result = [text.slice(offset, Math.min(i, text.length))] as unknown as RegExpExecArray;
-    return result;
+    // Exactly the prefixes Starlark accepts (lowercase; `fr` but not `rf`): `R"x"` is a name and a string.
+    if (!STRING_PREFIXES.has(text.slice(offset, i))) return null;
+    const end = scanString(text, i, text.slice(offset, i).includes("f"));
+    return [text.slice(offset, Math.min(end, text.length))] as unknown as RegExpExecArray;
   }
 
   const Float = createToken({ name: "Float", pattern: /(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+/ });
@@ -115,9 +151,11 @@ function buildTokens() {
   const Semi = punct("Semi", ";");
   const Dot = punct("Dot", ".");
   const Arrow = punct("Arrow", "->");
-  const AugAssign = createToken({ name: "AugAssign", pattern: /\+=|-=|\*=|\/\/=|\/=|%=|\|=|&=|\^=/, label: "augmented assignment" });
+  const AugAssign = createToken({ name: "AugAssign", pattern: /\+=|-=|\*=|\/\/=|\/=|%=|\|=|&=|\^=|<<=|>>=/, label: "augmented assignment" });
   const EqEq = punct("EqEq", "==");
   const NotEq = punct("NotEq", "!=");
+  const LShift = punct("LShift", "<<");
+  const RShift = punct("RShift", ">>");
   const LtEq = punct("LtEq", "<=");
   const GtEq = punct("GtEq", ">=");
   const Lt = punct("Lt", "<");
@@ -145,12 +183,12 @@ function buildTokens() {
     Whitespace, Tab, LineJoin, Comment, Newline, StringLit, Float, Int,
     Reserved, And, Break, Continue, Def, Elif, Else, For, If, In, Lambda, Load, Not, Or, Pass, Return, None, True, False,
     Identifier,
-    Arrow, AugAssign, EqEq, NotEq, LtEq, GtEq, Lt, Gt, Assign, StarStar, Star, SlashSlash, Slash, Percent,
+    Arrow, AugAssign, LShift, RShift, EqEq, NotEq, LtEq, GtEq, Lt, Gt, Assign, StarStar, Star, SlashSlash, Slash, Percent,
     Plus, Minus, Pipe, Amp, Caret, Tilde,
     LParen, RParen, LBracket, RBracket, LBrace, RBrace, Comma, Colon, Semi, Dot,
     Indent, Dedent, LogicalNewline,
   ];
-  return { allTokens, Identifier, And, Break, Continue, Def, Elif, Else, For, If, In, Lambda, Load, Not, Or, Pass, Return, None, True, False, Reserved, StringLit, Float, Int, Newline, Whitespace, Tab, Comment, LineJoin, LParen, RParen, LBracket, RBracket, LBrace, RBrace, Comma, Colon, Semi, Dot, Arrow, AugAssign, EqEq, NotEq, LtEq, GtEq, Lt, Gt, Assign, StarStar, Star, SlashSlash, Slash, Percent, Plus, Minus, Pipe, Amp, Caret, Tilde, Indent, Dedent, LogicalNewline };
+  return { allTokens, Identifier, And, Break, Continue, Def, Elif, Else, For, If, In, Lambda, Load, Not, Or, Pass, Return, None, True, False, Reserved, StringLit, Float, Int, Newline, Whitespace, Tab, Comment, LineJoin, LParen, RParen, LBracket, RBracket, LBrace, RBrace, Comma, Colon, Semi, Dot, Arrow, AugAssign, LShift, RShift, EqEq, NotEq, LtEq, GtEq, Lt, Gt, Assign, StarStar, Star, SlashSlash, Slash, Percent, Plus, Minus, Pipe, Amp, Caret, Tilde, Indent, Dedent, LogicalNewline };
 }
 
 /** The token vocabulary. */

@@ -49,15 +49,23 @@ export class Scope {
     if (v !== undefined || this.vars.has(name)) return v;
     return this.parent?.lookup(name);
   }
+  /** Every name visible from this scope (for "did you mean" suggestions). */
+  names(): string[] {
+    return [...this.vars.keys(), ...(this.parent?.names() ?? [])];
+  }
 }
 
 /** Thrown by value operations; the interpreter attaches the location. */
 export class ValueError extends Error {
+  /** The keyword argument the error is about, so the interpreter can point at it rather than the call. */
+  keyword: string | undefined;
   constructor(
     readonly code: PolicyErrorCode,
     message: string,
+    keyword?: string,
   ) {
     super(message);
+    this.keyword = keyword;
   }
 }
 

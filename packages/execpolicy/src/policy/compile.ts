@@ -40,7 +40,12 @@ function evaluateFile(src: SourceText, state: BuilderState, options: LoadOptions
           invoke: () => null, charge: () => undefined,
         });
       } catch (e) {
-        if (e instanceof ValueError) throw src.error(e.code, e.message, call.line, 1, call.name.length);
+        if (e instanceof ValueError) {
+          // Same place as the interpreter reports it: the keyword argument an error is about, else the call.
+          const k = e.keyword === undefined ? -1 : call.kwargs.findIndex(([name]) => name === e.keyword);
+          if (k >= 0) throw src.error(e.code, e.message, call.line, call.kwargColumns[k]!, e.keyword!.length);
+          throw src.error(e.code, e.message, call.line, 1, call.name.length);
+        }
         throw e;
       }
     }

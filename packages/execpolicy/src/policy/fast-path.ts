@@ -20,6 +20,8 @@ export interface LiteralCall {
   name: string;
   args: Value[];
   kwargs: Array<[string, Value]>;
+  /** 1-based column of each keyword argument's name (parallel to `kwargs`), for diagnostics. */
+  kwargColumns: number[];
   line: number;
 }
 
@@ -37,6 +39,7 @@ export function literalCalls(text: string): LiteralCall[] | null {
   const n = text.length;
   let i = 0;
   let line = 1;
+  let lineStart = 0;
 
   const skipSpaces = () => {
     while (text.charCodeAt(i) === 32) i++;
@@ -46,8 +49,8 @@ export function literalCalls(text: string): LiteralCall[] | null {
     skipSpaces();
     if (text[i] === "#") while (i < n && text[i] !== "\n" && text[i] !== "\r") i++;
     if (i >= n) return true;
-    if (text[i] === "\n") { i++; line++; return true; }
-    if (text[i] === "\r" && text[i + 1] === "\n") { i += 2; line++; return true; }
+    if (text[i] === "\n") { i++; line++; lineStart = i; return true; }
+    if (text[i] === "\r" && text[i + 1] === "\n") { i += 2; line++; lineStart = i; return true; }
     return false;
   };
   const ident = (): string | null => {
@@ -101,10 +104,12 @@ export function literalCalls(text: string): LiteralCall[] | null {
     i++;
     const args: Value[] = [];
     const kwargs: Array<[string, Value]> = [];
+    const kwargColumns: number[] = [];
     skipSpaces();
     while (text[i] !== ")") {
       const save = i;
       const key = ident();
+      const keyColumn = save - lineStart + 1;
       if (key !== null) {
         skipSpaces();
         if (text[i] !== "=" || text[i + 1] === "=") return null;
@@ -117,14 +122,14 @@ export function literalCalls(text: string): LiteralCall[] | null {
       }
       const v = value(0);
       if (v === undefined) return null;
-      if (key !== null) kwargs.push([key, v]);
+      if (key !== null) { kwargs.push([key, v]); kwargColumns.push(keyColumn); }
       else args.push(v);
       skipSpaces();
       if (text[i] === ",") { i++; skipSpaces(); continue; }
       if (text[i] !== ")") return null;
     }
     i++;
-    calls.push({ name, args, kwargs, line: callLine });
+    calls.push({ name, args, kwargs, kwargColumns, line: callLine });
     if (!endOfLine()) return null;
   }
   return calls;

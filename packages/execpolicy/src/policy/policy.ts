@@ -87,6 +87,14 @@ export class Policy {
     return [...seen.values()].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
   }
 
+  /**
+   * Whether any loaded file declares a `network_rule`. Network rules are parsed and validated but
+   * have no effect yet (no domain policy enforces them); callers use this to tell the user so.
+   */
+  hasNetworkRules(): boolean {
+    return this.networkRules.length > 0;
+  }
+
   /** Compiled network domain lists: the last `allow`/`forbidden` rule for a host wins; `prompt` is ignored. */
   networkDomains(): { allowed: string[]; denied: string[] } {
     const allowed: string[] = [];

@@ -79,6 +79,11 @@ export interface Admission {
    * >/dev/null'`); when present, every judged segment counts as dangerous. Absent when none were found.
    */
   hiddenDangerous?: string[][];
+  /**
+   * Segments the dangerous-command heuristic flags, whether or not a rule matched them (a rule may
+   * decide, but "always allow" is never offered for them). Absent when none.
+   */
+  dangerousSegments?: string[][];
   requirement: ExecApprovalRequirement;
 }
 
@@ -150,6 +155,7 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
     v.source === "rule" ? { ...v } : { ...v, verdict: verdictOf(facts[i]!) },
   );
 
+  const dangerousSegments = [...hiddenDangerous, ...facts.filter((f) => deps.isDangerousArgv(f.segment)).map((f) => [...f.segment])];
   return {
     segments,
     split: splitKind,
@@ -159,6 +165,7 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
       .map((f) => ({ segment: f.segment, verdict: verdictOf(f) })),
     details,
     ...(hiddenDangerous.length > 0 ? { hiddenDangerous } : {}),
+    ...(dangerousSegments.length > 0 ? { dangerousSegments } : {}),
     requirement,
   };
 }

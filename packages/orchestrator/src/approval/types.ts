@@ -1,6 +1,7 @@
 import type { SandboxPermissions } from "@shellgate/sandbox";
 import { z } from "zod";
 import type { PolicyRuleMatch } from "../admission/policy-types.js";
+import type { ApprovalReason } from "./reason.js";
 
 /**
  * A person's answer to an approval request:
@@ -29,10 +30,27 @@ export interface ApprovalRequest {
   tool: string;
   argv: readonly string[];
   cwd: string;
-  /** Why approval is needed, when a rule (or a retry after a sandbox denial) says why. */
-  reason?: string;
-  /** The prefix an `approved_with_amendment` answer would add to the user's rules. */
+  /** Why approval is needed, as one line (`why.text`). Raw: escape it (`escapeForDisplay`) before showing it. */
+  reason: string;
+  /** Why approval is needed, structured: the rule with file:line, the heuristic, the policy, or the sandbox retry. */
+  why: ApprovalReason;
+  /**
+   * What the person may answer; anything else is refused with `DecisionNotOfferedError`. "Run for this
+   * session" only where a session outlives the call (`sessionApprovals`) and never for a retry outside
+   * the sandbox; "always allow" only for a plain command the heuristics do not rate dangerous.
+   */
+  offeredDecisions: ReviewDecision[];
+  /** The prefix an `approved_with_amendment` answer would add to the user's rules; present only when that is offered. */
   proposedAmendment?: string[];
+  /** Where "always allow" writes its rule; present only when that is offered. */
+  amendmentRulesFile?: string;
+  /**
+   * True when commands the new rule allows would run OUTSIDE the sandbox from then on (an allow rule
+   * lifts the sandbox unless denied-read paths keep it on); say so to the person.
+   */
+  amendmentBypassesSandbox?: boolean;
+  /** Why "always allow" is not offered, when admission had a candidate or the command cannot have one. */
+  amendmentWithheld?: string;
   /** The rules that matched the command, for display. */
   matchedRules: PolicyRuleMatch[];
   /** True when the command already ran in the sandbox, was probably denied, and would now run unsandboxed. */

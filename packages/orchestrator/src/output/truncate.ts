@@ -30,6 +30,39 @@ export function budgetBytes(policy: TruncationPolicy): number {
   return policy.kind === "bytes" ? limit : limit * BYTES_PER_TOKEN;
 }
 
+/** The size of a whole output, for when the text at hand is only its head and tail. */
+export interface OutputTotals {
+  bytes: number;
+  /** Lines as `countLines` counts them. */
+  lines: number;
+}
+
+/**
+ * Bytes and lines of an output as it streams past, so the model is told the size of the whole
+ * output even when only its head and tail were kept. A plain byte loop: no copies, no decoding.
+ */
+export class OutputTally {
+  #bytes = 0;
+  #newlines = 0;
+  #last = -1;
+
+  /** Count the next chunk. */
+  push(chunk: Uint8Array): void {
+    const n = chunk.byteLength;
+    if (n === 0) return;
+    let newlines = 0;
+    for (let i = 0; i < n; i += 1) if (chunk[i] === 10) newlines += 1;
+    this.#newlines += newlines;
+    this.#bytes += n;
+    this.#last = chunk[n - 1] as number;
+  }
+
+  /** What has been counted so far. */
+  totals(): OutputTotals {
+    return { bytes: this.#bytes, lines: this.#newlines + (this.#bytes > 0 && this.#last !== 10 ? 1 : 0) };
+  }
+}
+
 /** Lines as a reader counts them: a trailing newline does not start another line. */
 export function countLines(text: string): number {
   if (text === "") return 0;
@@ -74,13 +107,12 @@ function isContinuation(byte: number | undefined): boolean {
 /**
  * `truncateText` with a header the model can act on: unchanged when within budget, otherwise
  * `Warning: truncated output (original token count: T)`, `Total output lines: L`, a blank line,
- * then the truncated text.
+ * then the truncated text. `totals`: the whole output's size when `text` already lost its middle.
  */
-export function formattedTruncateText(text: string, policy: TruncationPolicy): Truncation {
+export function formattedTruncateText(text: string, policy: TruncationPolicy, totals?: OutputTotals): Truncation {
   const cut = truncateText(text, policy);
   if (!cut.truncated) return cut;
-  const header =
-    `Warning: truncated output (original token count: ${approxTokenCount(text)})\n` +
-    `Total output lines: ${countLines(text)}\n\n`;
+  const tokens = totals ? approxTokensFromBytes(totals.bytes) : approxTokenCount(text);
+  const header = `Warning: truncated output (original token count: ${tokens})\n` + `Total output lines: ${totals?.lines ?? countLines(text)}\n\n`;
   return { ...cut, text: header + cut.text };
 }

@@ -1,5 +1,8 @@
-import type { ExecEnv, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
-import { isLikelySandboxDenied } from "@shellgate/sandbox";
+import { statSync } from "node:fs";
+import { realpath } from "node:fs/promises";
+import os from "node:os";
+import type { ExecEnv, SandboxDenial, SandboxPermissions, SandboxPolicy, SandboxType, TransformOptions } from "@shellgate/sandbox";
+import { computeWritableRoots, explainSandboxDenial, isLikelySandboxDenied } from "@shellgate/sandbox";
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
 import { fileSystemKind, hasDeniedReads, type ExecApprovalRequirement } from "../admission/requirement.js";
 import type { DecisionTrace } from "../events.js";
@@ -43,6 +46,65 @@ export function judgeProbe(probe: ExecProbe, sandboxType: SandboxType): ProbeVer
   if (probe.timedOut) return "timeout";
   if (probe.exitCode === 0) return "success";
   return isLikelySandboxDenied(probe, sandboxType) ? "sandbox_denied" : "nonzero_exit";
+}
+
+/**
+ * A verdict that also counts an explained denial: a refusal the explanation found (a resolver
+ * error while the network is off) is a sandbox denial even without one of the heuristic's words.
+ */
+export function verdictWithDenial(verdict: ProbeVerdict, denial: SandboxDenial | undefined): ProbeVerdict {
+  return verdict === "nonzero_exit" && denial !== undefined ? "sandbox_denied" : verdict;
+}
+
+/**
+ * Explain a failed sandboxed attempt from its own evidence (see `explainSandboxDenial`), written for
+ * the model. `undefined` for an unsandboxed, successful or timed-out attempt, and whenever the
+ * evidence does not show the sandbox refused something. Never throws: an explanation that cannot be
+ * built (the workspace went away) leaves the result as it is.
+ */
+export async function explainAttempt(
+  policy: SandboxPolicy,
+  request: { argv: readonly string[]; cwd: string; env: Readonly<Record<string, string>> },
+  env: Pick<ExecEnv, "sandboxType" | "isolation">,
+  probe: ExecProbe,
+  options: TransformOptions,
+): Promise<SandboxDenial | undefined> {
+  if (env.sandboxType === "none" || probe.exitCode === 0 || probe.timedOut) return undefined;
+  try {
+    // The same roots the backend computed for this run; messages print paths as the command saw them.
+    const writableRoots = await computeWritableRoots(policy, {
+      cwd: options.sandboxPolicyCwd,
+      env: request.env,
+      ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
+    });
+    return explainSandboxDenial(
+      {
+        exitCode: probe.exitCode,
+        stdout: probe.stdout,
+        stderr: probe.stderr,
+        aggregated: probe.aggregated,
+        sandboxType: env.sandboxType,
+        isolation: env.isolation,
+        policy,
+        writableRoots,
+        cwd: await realpath(request.cwd),
+        command: [...request.argv],
+        homeDir: os.homedir(),
+      },
+      { audience: "model", directoryExists },
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `dir` is an existing directory: a suggested writable root must be one. */
+function directoryExists(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The reason shown when asking to retry outside the sandbox. */

@@ -1,10 +1,9 @@
-import type { ExecEnv, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
+import { CommandNotFoundError as SandboxCommandNotFoundError, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
 import { assessCommand } from "../admission/assess-command.js";
-import { renderCommand } from "../admission/quote.js";
-import { AbortedError, ApprovalUnavailableError, CancelledError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
+import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFoundError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
-import { askApproval, checkCancelled } from "./approval-step.js";
-import { firstAttemptOverride, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON } from "./decisions.js";
+import { askApproval, checkCancelled, forbiddingRule } from "./approval-step.js";
+import { explainAttempt, firstAttemptOverride, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON, verdictWithDenial } from "./decisions.js";
 import type { ExecRequest, LaunchResult, Launcher, PipelineContext, PipelineOutcome } from "./types.js";
 
 const FULL_ACCESS: SandboxPolicy = { mode: "danger-full-access" };
@@ -75,7 +74,7 @@ export class ExecPipeline {
     trace.approvalRequirement = requirement.kind;
 
     // 1. Approval.
-    if (requirement.kind === "forbidden") throw new ForbiddenError(requirement.reason);
+    if (requirement.kind === "forbidden") throw new ForbiddenError(requirement.reason, forbiddingRule(admission));
     let approvedInCall = false;
     if (requirement.kind === "needs_approval") {
       const key = { argv: request.argv, cwd: request.cwd, permissions: request.permissions, extra: request.approvalKeyExtra };
@@ -83,9 +82,7 @@ export class ExecPipeline {
       if (ctx.approvalCache.isApproved(key)) {
         trace.reviewDecision = "cached";
       } else {
-        if (!ctx.approvalHandler) {
-          throw new ApprovalUnavailableError(renderCommand(request.argv), requirement.reason);
-        }
+        // Without a handler, askApproval throws ApprovalUnavailableError with the reason it would have shown.
         const granted = await askApproval(this.#ctx, request, admission, {
           ...(requirement.reason ? { reason: requirement.reason } : {}),
           ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment } : {}),
@@ -108,11 +105,16 @@ export class ExecPipeline {
     const first = await this.#attempt(request, override === "none" ? ctx.sandboxPolicy : FULL_ACCESS, launch);
     trace.initialSandbox = first.env.sandboxType;
     trace.attempts = 1;
+    // The first attempt's explained denial; reported only while that attempt's result is the answer.
+    const denial = first.result.probe
+      ? await explainAttempt(ctx.sandboxPolicy, request, first.env, first.result.probe, first.options)
+      : undefined;
     const done = (result: LaunchResult<T>, env: ExecEnv, retried: boolean, sandboxDenied: boolean): PipelineOutcome<T> => ({
       value: result.value,
       sandboxType: env.sandboxType,
       retried,
       sandboxDenied,
+      ...(!retried && denial ? { sandboxDenial: denial } : {}),
       admission,
       trace,
     });
@@ -121,24 +123,40 @@ export class ExecPipeline {
       finish("running");
       return done(first.result, first.env, false, false);
     }
-    const verdict = judgeProbe(first.result.probe, first.env.sandboxType);
+    const verdict = verdictWithDenial(judgeProbe(first.result.probe, first.env.sandboxType), denial);
     if (verdict !== "sandbox_denied") {
       finish(verdict);
       return done(first.result, first.env, false, false);
     }
 
     // 3. Likely sandbox denial: a fresh approval, then one unsandboxed retry — only where allowed.
-    if (!retryAllowed(ctx.approvalPolicy, ctx.sandboxPolicy) || !ctx.approvalHandler) {
+    if (!retryAllowed(ctx.approvalPolicy, ctx.sandboxPolicy)) {
       finish("sandbox_denied");
       return done(first.result, first.env, false, true);
     }
+    // The policy would ask, but no one can: the sandboxed result stands, and says a person is needed.
+    if (!ctx.approvalHandler) {
+      finish("sandbox_denied");
+      return { ...done(first.result, first.env, false, true), sandboxRetry: "no_approver" };
+    }
     trace.reviewed = true;
     const proposed = requirement.proposedAmendment;
-    const granted = await askApproval(this.#ctx, request, admission, {
-      reason: RETRY_REASON,
-      ...(proposed ? { proposedAmendment: proposed } : {}),
-      retryAfterDenial: true,
-    });
+    let granted;
+    try {
+      granted = await askApproval(this.#ctx, request, admission, {
+        reason: RETRY_REASON,
+        ...(proposed ? { proposedAmendment: proposed } : {}),
+        retryAfterDenial: true,
+        exitCode: first.result.probe.exitCode,
+        ...(denial ? { denial } : {}),
+      });
+    } catch (error) {
+      // A denied retry leaves the sandboxed attempt's result (its exit code and output) as the answer.
+      if (!(error instanceof RejectedError) || error instanceof ApprovalUnavailableError) throw error;
+      trace.reviewDecision = "denied";
+      finish("sandbox_denied");
+      return { ...done(first.result, first.env, false, true), sandboxRetry: "declined" };
+    }
     trace.reviewDecision = granted.decision;
     const second = await this.#attempt(request, FULL_ACCESS, launch);
     trace.attempts = 2;
@@ -151,7 +169,11 @@ export class ExecPipeline {
   }
 
   /** Prepare the command for `policy` and launch it; cleans up the sandbox files once a probe says it finished. */
-  async #attempt<T>(request: ExecRequest, policy: SandboxPolicy, launch: Launcher<T>): Promise<{ env: ExecEnv; result: LaunchResult<T> }> {
+  async #attempt<T>(
+    request: ExecRequest,
+    policy: SandboxPolicy,
+    launch: Launcher<T>,
+  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions }> {
     checkCancelled(request.signal);
     const ctx = this.#ctx;
     // Again here, not only at the start of the call: an approval can wait for minutes, and the retry
@@ -161,11 +183,14 @@ export class ExecPipeline {
     const options: TransformOptions = {
       sandboxPolicyCwd: ctx.sandboxPolicyCwd ?? request.cwd,
       protectedPaths: [...new Set(protectedPaths)],
+      ...(request.dedicatedTerminal ? { dedicatedTerminal: true } : {}),
     };
     let env: ExecEnv;
     try {
       env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: request.env }, policy, options);
     } catch (error) {
+      // A missing program is found by the backend's pre-spawn check; it is not a sandbox failure.
+      if (error instanceof SandboxCommandNotFoundError) throw new CommandNotFoundError(error.program, error.detail, { cause: error });
       throw new SandboxPrepareFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
     }
     let result: LaunchResult<T>;
@@ -175,11 +200,25 @@ export class ExecPipeline {
       await releaseSandbox(env);
       if (error instanceof OrchestratorError) throw error;
       if (request.signal?.aborted) throw new CancelledError();
+      if (isProgramMissing(error, request.argv[0])) throw new CommandNotFoundError(request.argv[0] ?? "", undefined, { cause: error });
       throw new SpawnFailedError(`cannot start the command: ${errorMessage(error)}`, { cause: error });
     }
     if (result.probe) await releaseSandbox(env);
-    return { env, result };
+    return { env, result, options };
   }
+}
+
+/**
+ * Whether an unsandboxed launch failed because the program is missing: @shellgate/pty's pre-spawn
+ * check reports it as a `SpawnError` with errno ENOENT for that program (a missing cwd is ENOENT too,
+ * but names the working directory).
+ */
+function isProgramMissing(error: unknown, program: string | undefined): boolean {
+  const e = error as { code?: unknown; errno?: unknown; program?: unknown; message?: unknown } | null;
+  return (
+    e !== null && typeof e === "object" && e.code === "PTY_SPAWN_FAILED" && e.errno === "ENOENT" && e.program === program &&
+    typeof e.message === "string" && !e.message.includes("working directory")
+  );
 }
 
 function outcomeOf(error: unknown, signal: AbortSignal | undefined): DecisionTrace["outcome"] {

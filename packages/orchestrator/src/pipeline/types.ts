@@ -1,10 +1,11 @@
-import type { ExecEnv, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
+import type { ExecEnv, SandboxDenial, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
 import type { Admission, AdmissionDeps } from "../admission/assess.js";
 import type { PolicyEvaluator } from "../admission/policy-types.js";
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
 import type { ApprovalCache } from "../approval/cache.js";
 import type { PolicyStore } from "../approval/policy-store.js";
 import type { ApprovalHandler } from "../approval/types.js";
+import type { SandboxRetryStatus } from "../approval/retry-message.js";
 import type { DecisionTrace, EventBus } from "../events.js";
 
 /** One command the pipeline is asked to admit and run. */
@@ -26,6 +27,12 @@ export interface ExecRequest {
   signal?: AbortSignal;
   /** Extra facts that distinguish session approvals (e.g. `{ tty: true }` for interactive sessions). */
   approvalKeyExtra?: Record<string, string | number | boolean>;
+  /**
+   * The launcher runs the command on a PTY it allocates for this run alone, so the sandbox may give
+   * the command that terminal as its controlling terminal (job control, Ctrl-C). See
+   * `TransformOptions.dedicatedTerminal`.
+   */
+  dedicatedTerminal?: boolean;
 }
 
 /** The finished result of an attempt, which the pipeline judges. */
@@ -60,6 +67,17 @@ export interface PipelineOutcome<T> {
   retried: boolean;
   /** True when the last attempt was most likely blocked by the sandbox and no retry was allowed. */
   sandboxDenied: boolean;
+  /**
+   * What the sandbox refused, with the way out for the model, when the last attempt ran sandboxed,
+   * failed, and its own output (or exit status) shows the refusal (see `explainSandboxDenial`).
+   * Absent after an unsandboxed retry.
+   */
+  sandboxDenial?: SandboxDenial;
+  /**
+   * Set when the policy would ask to retry outside the sandbox but the retry did not run: no one
+   * could be asked (`no_approver`) or the person denied it (`declined`). See `sandboxRetryMessage`.
+   */
+  sandboxRetry?: SandboxRetryStatus;
   admission: Admission;
   trace: DecisionTrace;
 }
@@ -72,6 +90,11 @@ export interface PipelineContext {
   sandboxManager: Pick<SandboxManager, "prepare">;
   /** Without a handler every call that needs approval is rejected. */
   approvalHandler?: ApprovalHandler;
+  /**
+   * Whether "run for this session" is offered: true (the default) where the context serves many calls,
+   * false where each context runs one call (a CLI), since the approval would die with it.
+   */
+  sessionApprovals?: boolean;
   approvalCache: ApprovalCache;
   events: EventBus;
   /** Paths the sandbox keeps read-only inside writable roots; loaded rules files are always added. */

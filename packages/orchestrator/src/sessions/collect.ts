@@ -36,6 +36,8 @@ export interface Collected {
   bytes: Uint8Array;
   /** Bytes dropped from the middle because the model polled too rarely. */
   droppedBytes: number;
+  /** Where `bytes` begins in the session's whole output stream (its spill file). */
+  startOffset: number;
   exitCode: number | undefined;
 }
 
@@ -57,8 +59,8 @@ export async function collectOutput(session: Session, yieldMs: number, signal?: 
     if (remaining <= 0) break;
     await session.waitForActivity(remaining, signal);
   }
-  const { bytes, droppedBytes } = session.drain();
-  return { bytes, droppedBytes, exitCode: session.exitCode };
+  const { bytes, droppedBytes, startOffset } = session.drain();
+  return { bytes, droppedBytes, startOffset, exitCode: session.exitCode };
 }
 
 /** Wait until the process exits, `ms` passes or `signal` aborts; true when it exited. */

@@ -3,8 +3,8 @@ import { errorMessage, SessionNotTtyError, SpawnFailedError } from "../errors.js
 import type { EventBus } from "../events.js";
 import { OutputDeltaEmitter } from "../output/deltas.js";
 import { formatUnifiedExec, newChunkId } from "../output/format.js";
-import { renderWithSpill } from "../output/spill.js";
-import type { OutputSpill } from "../output/spill.js";
+import { describeSpill } from "../output/spill.js";
+import type { OutputSpill, SpillStream } from "../output/spill.js";
 import type { ToolContext, ToolOutput } from "../tools/registry.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_WRITE_STDIN_YIELD_MS } from "../tools/schemas.js";
 import type { WriteStdinArgs } from "../tools/schemas.js";
@@ -23,8 +23,10 @@ export interface UnifiedExecManagerOptions {
   store?: SessionStore | SessionStoreOptions;
   /** Where output deltas and end events go. */
   events?: EventBus;
-  /** Where full outputs go when the model sees them truncated. */
+  /** Where full outputs go when the model sees them truncated (one file per session, see `createSession`). */
   spill?: OutputSpill;
+  /** Output a session holds in memory before its spill file is created (default 64 KiB). */
+  spillMemoryBytes?: number;
   /** Ceiling of an empty poll's wait (default 300 000 ms, never below 5 000). */
   maxEmptyPollMs?: number;
 }
@@ -48,12 +50,15 @@ export class UnifiedExecManager {
   readonly store: SessionStore;
   readonly #events: EventBus | undefined;
   readonly #spill: OutputSpill | undefined;
+  readonly #spillMemoryBytes: number;
+  readonly #spills = new WeakMap<Session, SpillStream>();
   readonly #maxEmptyPollMs: number | undefined;
 
   constructor(options: UnifiedExecManagerOptions = {}) {
     this.store = options.store instanceof SessionStore ? options.store : new SessionStore(options.store);
     this.#events = options.events;
     this.#spill = options.spill;
+    this.#spillMemoryBytes = options.spillMemoryBytes ?? 64 * 1024;
     this.#maxEmptyPollMs = options.maxEmptyPollMs;
   }
 
@@ -61,16 +66,24 @@ export class UnifiedExecManager {
    * Wrap a spawned process as a session under a reserved id; its output is streamed as delta events.
    * Pass the call's `deltas` emitter when one call starts more than one process (an unsandboxed
    * retry), so the per-call cap covers them all.
+   * With a spill, the session's whole output stream goes to one file as it arrives (appended
+   * across polls); a response whose view is cut names it, and the file is removed when the session
+   * ends without it ever having been named.
    */
   createSession(id: number, process: SessionProcess, callId: string, deltas = new OutputDeltaEmitter(this.#events, callId)): Session {
     const stream = process.tty ? "pty" : "stdout";
-    return new Session(id, process, callId, this.store.tick(), {
+    const spill = this.#spill?.open(`session-${id}`, { memoryBytes: this.#spillMemoryBytes });
+    const session = new Session(id, process, callId, this.store.tick(), {
+      onDetach: () => void spill?.end(),
       onOutput: (chunk) => {
+        spill?.push(chunk);
         for (const piece of splitUtf8(chunk, OUTPUT_DELTA_MAX_BYTES)) {
           if (!deltas.emit(stream, piece)) return;
         }
       },
     });
+    if (spill) this.#spills.set(session, spill);
+    return session;
   }
 
   /** Emit `exec.end` for the call when the session's process exits. */
@@ -102,21 +115,30 @@ export class UnifiedExecManager {
     if (collected.exitCode !== undefined) this.store.remove(session.id);
     const output = decodeLossy(collected.bytes);
     const exitCode = collected.exitCode;
-    const rendered = await renderWithSpill(
-      (fullOutputPath) =>
-        formatUnifiedExec({
-          chunkId: newChunkId(),
-          wallTimeMs: performance.now() - options.startedAt,
-          ...(exitCode !== undefined ? { exitCode } : { sessionId: session.id }),
-          output,
-          maxOutputTokens: options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-          ...(fullOutputPath !== undefined ? { fullOutputPath } : {}),
-          ...(options.warnings?.length ? { warnings: options.warnings } : {}),
-        }),
+    const response = {
+      chunkId: newChunkId(),
+      wallTimeMs: performance.now() - options.startedAt,
+      ...(exitCode !== undefined ? { exitCode } : { sessionId: session.id }),
       output,
-      this.#spill,
-      options.callId,
-    );
+      maxOutputTokens: options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      ...(options.warnings?.length ? { warnings: options.warnings } : {}),
+    };
+    const first = formatUnifiedExec(response);
+    let rendered: { text: string; fullOutputPath?: string } = first;
+    const spill = this.#spills.get(session);
+    try {
+      // Bytes dropped between polls count as cut too: the file has them.
+      if (spill && (first.truncation.truncated || collected.droppedBytes > 0)) {
+        const summary = await spill.reveal();
+        if (summary.path !== undefined) {
+          const fullOutputPath = summary.path;
+          const fullOutputNote = describeSpill(summary, { responseStart: collected.startOffset });
+          rendered = { text: formatUnifiedExec({ ...response, fullOutputPath, ...(fullOutputNote ? { fullOutputNote } : {}) }).text, fullOutputPath };
+        }
+      }
+    } finally {
+      if (exitCode !== undefined) await spill?.end();
+    }
     return {
       content: rendered.text,
       success: exitCode === undefined || exitCode === 0,
@@ -150,10 +172,16 @@ export class UnifiedExecManager {
       await new Promise((resolve) => setTimeout(resolve, POST_WRITE_DELAY_MS));
     }
     const yieldMs = clampWriteYield(args.yield_time_ms ?? DEFAULT_WRITE_STDIN_YIELD_MS, chars !== "", this.#maxEmptyPollMs);
+    // Input to a process that is gone was not delivered: say so, next to its exit code and last output.
+    const warnings =
+      chars !== "" && session.hasExited
+        ? [`session ${session.id} had already exited (exit code ${session.exitCode}); the input was not sent. Its remaining output follows`]
+        : [];
     return this.respond(session, {
       callId: ctx.callId,
       startedAt,
       yieldMs,
+      ...(warnings.length > 0 ? { warnings } : {}),
       ...(args.max_output_tokens !== undefined ? { maxOutputTokens: args.max_output_tokens } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });

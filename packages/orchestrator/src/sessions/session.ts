@@ -23,9 +23,11 @@ export interface SessionProcess {
 /** Bytes of output a session keeps between two polls (head and tail survive beyond it). */
 export const SESSION_PENDING_OUTPUT_CAP_BYTES = 1024 * 1024;
 
-/** Hooks a session reports through (output deltas for events). */
+/** Hooks a session reports through (output deltas for events, the output spill). */
 export interface SessionHooks {
   onOutput?: (chunk: Uint8Array) => void;
+  /** Called once when the session stops listening to its process (`detach`, `terminate`). */
+  onDetach?: () => void;
 }
 
 /**
@@ -44,6 +46,10 @@ export class Session {
   #exitCode: number | undefined;
   #waiters = new Set<() => void>();
   readonly #unsubscribe: () => void;
+  #onDetach: (() => void) | undefined;
+  /** Bytes of output so far, and where the next drain's output starts in that stream. */
+  #streamBytes = 0;
+  #drainedUpTo = 0;
 
   constructor(id: number, process: SessionProcess, callId: string, lastUsed: number, hooks: SessionHooks = {}) {
     this.id = id;
@@ -51,6 +57,7 @@ export class Session {
     this.callId = callId;
     this.lastUsed = lastUsed;
     this.startedAt = performance.now();
+    this.#onDetach = hooks.onDetach;
     this.#unsubscribe = process.onOutput((chunk) => {
       this.#push(chunk);
       hooks.onOutput?.(chunk);
@@ -85,11 +92,16 @@ export class Session {
     return this.#pending.retainedBytes;
   }
 
-  /** Take everything collected since the last drain (middle bytes beyond the cap are dropped). */
-  drain(): { bytes: Uint8Array; droppedBytes: number } {
+  /**
+   * Take everything collected since the last drain (middle bytes beyond the cap are dropped);
+   * `startOffset` is where it begins in the session's whole output stream.
+   */
+  drain(): { bytes: Uint8Array; droppedBytes: number; startOffset: number } {
     const droppedBytes = this.#pending.droppedBytes;
     const bytes = Buffer.concat(this.#pending.drain().map((c) => c.data));
-    return { bytes, droppedBytes };
+    const startOffset = this.#drainedUpTo;
+    this.#drainedUpTo = this.#streamBytes;
+    return { bytes, droppedBytes, startOffset };
   }
 
   /** Output collected so far, without taking it (used to judge an early exit). */
@@ -141,11 +153,15 @@ export class Session {
    */
   detach(): void {
     this.#unsubscribe();
+    const onDetach = this.#onDetach;
+    this.#onDetach = undefined;
+    onDetach?.();
     this.#wake();
   }
 
   #push(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return;
+    this.#streamBytes += chunk.byteLength;
     // Head and newest bytes survive when the model stops polling a chatty process.
     this.#pending.push(chunk);
     this.#wake();

@@ -20,6 +20,9 @@ export function sessionCountWarning(count: number): string {
   );
 }
 
+/** How many exited sessions' exit codes are remembered, so input to them says they exited. */
+export const REMEMBERED_EXITS = 256;
+
 /** Options of a `SessionStore`; the defaults are the spec's numbers. */
 export interface SessionStoreOptions {
   capacity?: number;
@@ -48,6 +51,8 @@ export class SessionStore {
   readonly protectedRecent: number;
   readonly #sessions = new Map<number, Session>();
   readonly #reserved = new Set<number>();
+  /** Exit codes of sessions whose exit was reported, oldest first (bounded by REMEMBERED_EXITS). */
+  readonly #exited = new Map<number, number>();
   readonly #nextId: () => number;
   #clock = 0;
 
@@ -73,7 +78,8 @@ export class SessionStore {
   reserveId(): number {
     for (let attempt = 0; attempt < 10_000; attempt += 1) {
       const id = this.#nextId();
-      if (!this.#sessions.has(id) && !this.#reserved.has(id)) {
+      // A remembered exit keeps its id, so a late write_stdin to it is never taken for a newer session.
+      if (!this.#sessions.has(id) && !this.#reserved.has(id) && !this.#exited.has(id)) {
         this.#reserved.add(id);
         return id;
       }
@@ -113,11 +119,12 @@ export class SessionStore {
 
   /**
    * The session with `id`, marked as used.
-   * @throws UnknownSessionError when there is none (never started, exited and reported, or pruned).
+   * @throws UnknownSessionError when there is none (never started, exited and reported — then with its
+   * exit code —, or pruned).
    */
   get(id: number): Session {
     const session = this.#sessions.get(id);
-    if (!session) throw new UnknownSessionError(id);
+    if (!session) throw new UnknownSessionError(id, this.#exited.get(id));
     session.lastUsed = this.tick();
     return session;
   }
@@ -141,7 +148,22 @@ export class SessionStore {
     this.#sessions.delete(id);
     if (options.keepReservation) this.#reserved.add(id);
     else this.#reserved.delete(id);
+    if (!options.keepReservation && session?.exitCode !== undefined) this.#rememberExit(id, session.exitCode);
     return session;
+  }
+
+  /** The exit code of a session whose exit was reported, while it is remembered. */
+  exitCodeOf(id: number): number | undefined {
+    return this.#exited.get(id);
+  }
+
+  #rememberExit(id: number, exitCode: number): void {
+    this.#exited.delete(id);
+    this.#exited.set(id, exitCode);
+    if (this.#exited.size > REMEMBERED_EXITS) {
+      const oldest = this.#exited.keys().next().value;
+      if (oldest !== undefined) this.#exited.delete(oldest);
+    }
   }
 
   /** Kill and forget every session. */

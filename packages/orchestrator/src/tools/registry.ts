@@ -1,4 +1,6 @@
+import type { SandboxDenial } from "@shellgate/sandbox";
 import type { z } from "zod";
+import type { SandboxRetryStatus } from "../approval/retry-message.js";
 import { InvalidToolArgumentsError, UnknownToolError } from "../errors.js";
 import { payloadToArguments, parseToolArguments, ToolCallSchema, describeIssue } from "./payload.js";
 import type { ToolCall, ToolPayload } from "./payload.js";
@@ -39,6 +41,13 @@ export interface ToolOutput {
   fullOutputPath?: string;
   /** Notes also shown to the model (e.g. the many-sessions warning). */
   warnings?: string[];
+  /**
+   * Set when the command failed in the sandbox and the retry without it did not run: no one could
+   * approve it (`no_approver`) or the person denied it (`declined`). The content says so too.
+   */
+  sandboxRetry?: SandboxRetryStatus;
+  /** What the sandbox refused and the way out (written for the model), when the run's evidence shows it. */
+  sandboxDenial?: SandboxDenial;
 }
 
 /** One tool: its argument schema, whether a call may mutate, and how to run it. */

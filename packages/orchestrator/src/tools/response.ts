@@ -26,7 +26,7 @@ export function errorContentForModel(error: unknown): string {
   if (error instanceof RejectedError) {
     return error.message === "rejected by user" ? "exec command rejected by user" : `exec command rejected: ${error.message}`;
   }
-  if (error instanceof ForbiddenError) return `exec command rejected: ${error.reason}`;
+  if (error instanceof ForbiddenError) return `exec command rejected: ${error.message}`;
   if (error instanceof AbortedError) return "exec command aborted by user";
   if (error instanceof CancelledError) return "exec command cancelled";
   if (

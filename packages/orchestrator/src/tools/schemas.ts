@@ -72,6 +72,10 @@ export const ShellCommandArgsSchema = z
   .describe("Runs a shell command (a string) in the user's default shell and returns its output.");
 export type ShellCommandArgs = z.infer<typeof ShellCommandArgsSchema>;
 
+/** What `exec_command` does, as the model reads it (what `tty` changes included). */
+export const EXEC_COMMAND_DESCRIPTION =
+  'Runs a shell command and returns its output, or a session ID when it is still running after yield_time_ms (poll it or send input with write_stdin). With tty: true it runs on a pseudo-terminal: for interactive programs, prompts and colours, and write_stdin input such as "\\u0003" (Ctrl-C) interrupts it. Without tty (the default) its output comes through pipes and it gets no input, so nothing can answer a prompt.';
+
 /** Arguments of `exec_command` (unified exec): start a process, optionally on a terminal, and keep it as a session. */
 export const ExecCommandArgsSchema = z
   .strictObject({
@@ -85,7 +89,10 @@ export const ExecCommandArgsSchema = z
     login: z.boolean().describe("Whether to run the shell with login semantics (default true).").optional(),
     tty: z
       .boolean()
-      .describe("Allocate a terminal so the process can take input through write_stdin (default false: pipes, no stdin).")
+      .describe(
+        "Run on a pseudo-terminal (default false). true: for interactive programs and prompts, colours, and input through " +
+          'write_stdin ("\\u0003" interrupts, like Ctrl-C). false: pipes, no input, so the command must not wait for one.',
+      )
       .optional(),
     yield_time_ms: z
       .number()
@@ -97,7 +104,7 @@ export const ExecCommandArgsSchema = z
     justification: justification.optional(),
     prefix_rule: prefixRule.optional(),
   })
-  .describe("Runs a command in a PTY, returning output or a session ID for ongoing interaction.");
+  .describe(EXEC_COMMAND_DESCRIPTION);
 export type ExecCommandArgs = z.infer<typeof ExecCommandArgsSchema>;
 
 /** Arguments of `write_stdin`: send characters to a session (empty = poll for output). */

@@ -1,6 +1,9 @@
 import type { ExecResult } from "@shellgate/pty";
 import { CancelledError } from "../../errors.js";
 import { OutputDeltaEmitter } from "../../output/deltas.js";
+import type { SpillStream } from "../../output/spill.js";
+import { budgetBytes, OutputTally } from "../../output/truncate.js";
+import type { OutputTotals } from "../../output/truncate.js";
 import type { PipelineOutcome } from "../../pipeline/index.js";
 import { DEFAULT_EXEC_TIMEOUT_MS } from "../schemas.js";
 import type { ToolContext } from "../registry.js";
@@ -14,20 +17,31 @@ export interface OneShotRequest extends SafetyArgs {
   timeoutMs?: number | undefined;
 }
 
+/** A finished one-shot call: the pipeline's outcome and, when spilling is on, its output being saved. */
+export type OneShotOutcome = PipelineOutcome<ExecResult> & {
+  /**
+   * Every byte of the final attempt's output (stdout and stderr interleaved as read), saved as it
+   * arrived. The caller must `reveal()` it (when the model sees a truncated view) and `end()` it.
+   */
+  spill?: SpillStream;
+  /** Bytes and lines of the final attempt's whole output (stdout and stderr), however much was kept. */
+  totals?: OutputTotals;
+};
+
 /**
  * Run a command to completion through the pipeline (admission, approval, sandbox, retry) with
- * pipes and stdin at /dev/null, streaming capped output deltas (and every chunk to `ctx.onOutput`)
- * and emitting begin/end once per call.
+ * pipes and stdin at /dev/null, streaming capped output deltas (and every chunk to `ctx.onOutput`),
+ * saving the output as it arrives (`runtime.spill`), and emitting begin/end once per call.
  */
-export async function runOneShot(
-  runtime: ToolRuntime,
-  request: OneShotRequest,
-  ctx: ToolContext,
-): Promise<PipelineOutcome<ExecResult>> {
+export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, ctx: ToolContext): Promise<OneShotOutcome> {
   const { events } = runtime;
   let began = false;
   const deltas = new OutputDeltaEmitter(events, ctx.callId);
   let last: ExecResult | undefined;
+  let spill: SpillStream | undefined;
+  let tally = new OutputTally();
+  let handedOver = false;
+  let denial: PipelineOutcome<ExecResult>["sandboxDenial"];
   try {
     const outcome = await runtime.pipeline.run<ExecResult>(
       {
@@ -44,6 +58,14 @@ export async function runOneShot(
           began = true;
           events.emit({ type: "exec.begin", callId: ctx.callId, tool: ctx.tool, argv: request.argv, cwd: request.cwd });
         }
+        // One file per call: a retried call keeps only its final attempt's output, like the model's view.
+        // Finished before spawning, so that no output arrives before the new stream listens.
+        await spill?.end();
+        // Bytes up to the model's budget stay in memory: most outputs fit and never touch the disk.
+        const current = runtime.spill?.open(ctx.callId, { memoryBytes: budgetBytes(runtime.oneShotOutputPolicy) });
+        spill = current;
+        const counted = new OutputTally();
+        tally = counted;
         const handle = runtime.spawnPipe({
           argv: execEnv.argv,
           cwd: execEnv.cwd,
@@ -55,6 +77,8 @@ export async function runOneShot(
         const sink = ctx.onOutput;
         const unsubscribe = handle.onOutput((chunk) => {
           if (chunk.stream === "pty") return;
+          current?.push(chunk.data);
+          counted.push(chunk.data);
           if (sink) {
             try {
               sink(chunk.stream, chunk.data);
@@ -79,8 +103,11 @@ export async function runOneShot(
         };
       },
     );
-    return outcome;
+    handedOver = true;
+    denial = outcome.sandboxDenial;
+    return { ...outcome, totals: tally.totals(), ...(spill ? { spill } : {}) };
   } finally {
+    if (!handedOver) void spill?.end();
     if (began) {
       events.emit({
         type: "exec.end",
@@ -88,6 +115,7 @@ export async function runOneShot(
         exitCode: last ? last.exitCode : null,
         durationMs: last ? last.durationMs : 0,
         timedOut: last ? last.timedOut : false,
+        ...(denial ? { sandboxDenial: denial } : {}),
       });
     }
   }

@@ -18,6 +18,7 @@ export interface SessionSpawnSpec {
   argv: readonly string[];
   cwd: string;
   env: Readonly<Record<string, string>>;
+  /** Start on a PTY allocated for this session alone (the sandbox relies on it: the command may take it as its controlling terminal). */
   tty: boolean;
 }
 

@@ -1,39 +1,51 @@
-import type { ExecResult } from "@shellgate/pty";
+import { withSandboxRetryNote } from "../../approval/retry-message.js";
 import { formatFreeform, formatStructured } from "../../output/format.js";
-import { renderWithSpill } from "../../output/spill.js";
-import type { PipelineOutcome } from "../../pipeline/index.js";
-import type { ToolContext, ToolHandler, ToolOutput } from "../registry.js";
+import { describeSpill } from "../../output/spill.js";
+import type { ToolHandler, ToolOutput } from "../registry.js";
 import { ShellArgsSchema, ShellCommandArgsSchema } from "../schemas.js";
 import type { ShellArgs, ShellCommandArgs } from "../schemas.js";
 import { runOneShot } from "./one-shot.js";
+import type { OneShotOutcome } from "./one-shot.js";
 import { resolveWorkdir, shellScriptArgv } from "./runtime.js";
 import type { ToolRuntime } from "./runtime.js";
 
-/** The tool output of a finished one-shot command, formatted freeform or structured, spilled when cut. */
-async function oneShotOutput(
-  runtime: ToolRuntime,
-  outcome: PipelineOutcome<ExecResult>,
-  style: "freeform" | "structured",
-  ctx: ToolContext,
-): Promise<ToolOutput> {
+/**
+ * The tool output of a finished one-shot command, formatted freeform or structured. When the model's
+ * view is cut, it names the file the output was streamed to (and what it holds when not all of it);
+ * otherwise the file is removed.
+ */
+async function oneShotOutput(runtime: ToolRuntime, outcome: OneShotOutcome, style: "freeform" | "structured"): Promise<ToolOutput> {
   const result = outcome.value;
   const view = {
     exitCode: result.exitCode,
     durationMs: result.durationMs,
     aggregated: result.aggregated,
     timedOut: result.timedOut,
+    ...(outcome.sandboxDenial ? { sandboxDenial: outcome.sandboxDenial } : {}),
+    // The process layer kept only the head and tail: the counts the model reads come from the stream.
+    ...(result.droppedBytes > 0 && outcome.totals ? { totals: outcome.totals } : {}),
   };
   const format = style === "freeform" ? formatFreeform : formatStructured;
-  const rendered = await renderWithSpill(
-    (fullOutputPath) => format(view, runtime.oneShotOutputPolicy, fullOutputPath),
-    result.aggregated,
-    runtime.spill,
-    ctx.callId,
-  );
+  const { spill } = outcome;
+  const first = format(view, runtime.oneShotOutputPolicy);
+  let rendered: { text: string; fullOutputPath?: string } = first;
+  try {
+    if (spill && first.truncation.truncated) {
+      const summary = await spill.reveal();
+      if (summary.path !== undefined) {
+        const fullOutputPath = summary.path;
+        rendered = { text: format(view, runtime.oneShotOutputPolicy, fullOutputPath, describeSpill(summary)).text, fullOutputPath };
+      }
+    }
+  } finally {
+    await spill?.end();
+  }
   return {
-    content: rendered.text,
+    content: withSandboxRetryNote(rendered.text, { status: outcome.sandboxRetry, exitCode: result.exitCode }, style),
     success: result.exitCode === 0 && !result.timedOut && !outcome.sandboxDenied,
     exitCode: result.exitCode,
+    ...(outcome.sandboxRetry ? { sandboxRetry: outcome.sandboxRetry } : {}),
+    ...(outcome.sandboxDenial ? { sandboxDenial: outcome.sandboxDenial } : {}),
     ...(rendered.fullOutputPath !== undefined ? { fullOutputPath: rendered.fullOutputPath } : {}),
   };
 }
@@ -47,7 +59,7 @@ export function createShellHandler(runtime: ToolRuntime): ToolHandler<ShellArgs>
     handle: async (args, ctx) => {
       const cwd = await resolveWorkdir(ctx.tool, runtime.cwd, args.workdir);
       const outcome = await runOneShot(runtime, { ...args, argv: args.command, cwd, timeoutMs: args.timeout_ms }, ctx);
-      return oneShotOutput(runtime, outcome, "structured", ctx);
+      return oneShotOutput(runtime, outcome, "structured");
     },
   };
 }
@@ -71,7 +83,7 @@ export function createShellCommandHandler(runtime: ToolRuntime): ToolHandler<She
       const cwd = await resolveWorkdir(ctx.tool, runtime.cwd, args.workdir);
       const argv = shellCommandArgv(runtime, args);
       const outcome = await runOneShot(runtime, { ...args, argv, cwd, timeoutMs: args.timeout_ms }, ctx);
-      return oneShotOutput(runtime, outcome, "freeform", ctx);
+      return oneShotOutput(runtime, outcome, "freeform");
     },
   };
 }

@@ -2,11 +2,12 @@ import { decodeLossy } from "@shellgate/pty";
 import type { Shell } from "@shellgate/shell-detect";
 import { errorMessage, InvalidToolArgumentsError } from "../../errors.js";
 import { OutputDeltaEmitter } from "../../output/deltas.js";
+import { NOTE_MARKER, sandboxRetryMessage } from "../../approval/retry-message.js";
 import { releaseSandbox } from "../../pipeline/index.js";
 import { clampExecYield, EARLY_EXIT_WAIT_MS, EXIT_OUTPUT_GRACE_MS, waitForExit } from "../../sessions/collect.js";
 import type { Session } from "../../sessions/session.js";
 import type { ToolHandler } from "../registry.js";
-import { DEFAULT_EXEC_COMMAND_YIELD_MS, ExecCommandArgsSchema, WriteStdinArgsSchema } from "../schemas.js";
+import { DEFAULT_EXEC_COMMAND_YIELD_MS, EXEC_COMMAND_DESCRIPTION, ExecCommandArgsSchema, WriteStdinArgsSchema } from "../schemas.js";
 import type { ExecCommandArgs, WriteStdinArgs } from "../schemas.js";
 import { outputTokensFor, resolveWorkdir, safetyFields, shellScriptArgv } from "./runtime.js";
 import type { ToolRuntime } from "./runtime.js";
@@ -32,7 +33,7 @@ export function execCommandArgv(runtime: ToolRuntime, args: Pick<ExecCommandArgs
  */
 export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<ExecCommandArgs> {
   return {
-    description: "Runs a command in a PTY, returning output or a session ID for ongoing interaction.",
+    description: EXEC_COMMAND_DESCRIPTION,
     schema: ExecCommandArgsSchema,
     // `login` is only advertised when login shells are allowed.
     ...(runtime.allowLoginShell ? {} : { advertisedSchema: ExecCommandArgsSchema.omit({ login: true }) }),
@@ -64,6 +65,8 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
             env: runtime.commandEnv("session"),
             ...safetyFields(args),
             approvalKeyExtra: { tty },
+            // A tty session gets a PTY of its own (the session factory's contract).
+            dedicatedTerminal: tty,
             ...(ctx.signal ? { signal: ctx.signal } : {}),
           },
           async (execEnv) => {
@@ -97,7 +100,10 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
         );
         const session = outcome.value;
         sessions.trackExit(session);
-        return await sessions.respond(session, {
+        if (outcome.sandboxRetry) {
+          warnings.push(`${NOTE_MARKER} ${sandboxRetryMessage(outcome.sandboxRetry, session.exitCode ?? -1, "model")}`);
+        }
+        const response = await sessions.respond(session, {
           callId: ctx.callId,
           startedAt: attemptStartedAt,
           yieldMs,
@@ -105,6 +111,7 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
           maxOutputTokens: outputTokensFor(runtime, args.max_output_tokens),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
+        return outcome.sandboxRetry ? { ...response, sandboxRetry: outcome.sandboxRetry } : response;
       } catch (error) {
         if (!sessions.store.has(id)) sessions.store.releaseId(id);
         throw error;

@@ -1,0 +1,182 @@
+// What the terminal prompt of `shellgate exec` says and offers, end to end through the built bin on a
+// real pseudo-terminal, and the on-failure messages with and without a terminal.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import path from "node:path";
+import { spawnPty, type ProcessHandle } from "@shellgate/pty";
+import { SandboxManager } from "@shellgate/sandbox";
+import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { amendmentEffect, choicesFor, elicitationMessage, renderHeader, renderMenu, type PromptRequest } from "../src/index.js";
+import { BIN, makeScratch, runBin, type Sandbox } from "./helpers.js";
+
+let s: Sandbox;
+let rules: string;
+let outside: string;
+beforeAll(() => {
+  s = makeScratch();
+  rules = s.write("rules/prompt.rules", 'prefix_rule(pattern=["touch"], decision="prompt", justification="creating files needs a person")\n');
+  // Outside every writable root of workspace-write (not the project, not a temp dir).
+  outside = mkdtempSync("/var/tmp/sg-cli-approval-");
+});
+afterAll(() => {
+  s.cleanup();
+  rmSync(outside, { recursive: true, force: true });
+});
+
+async function sandboxAvailable(): Promise<boolean> {
+  if (process.platform !== "linux") return false;
+  const manager = new SandboxManager();
+  manager.register(createLinuxSandboxBackend());
+  const [report] = await manager.report();
+  return report?.availability.available === true;
+}
+
+/** Run `shellgate exec ARGS` on a real pseudo-terminal; press each key once its `waitFor` text appeared. */
+async function drive(args: string[], steps: Array<{ waitFor: string; key: string }>) {
+  const handle: ProcessHandle = spawnPty({
+    argv: [process.execPath, BIN, "exec", ...args],
+    cwd: s.project,
+    env: s.env,
+    timeoutMs: 30_000,
+    cols: 200,
+    rows: 50,
+  });
+  let screen = "";
+  const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
+  handle.onOutput((chunk) => {
+    screen += Buffer.from(chunk.data).toString("utf8");
+    for (const w of [...waiters]) {
+      if (screen.indexOf(w.text, w.from) >= 0) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  });
+  let from = 0;
+  for (const step of steps) {
+    const start = from;
+    await new Promise<void>((resolve) => {
+      if (screen.indexOf(step.waitFor, start) >= 0) resolve();
+      else waiters.push({ text: step.waitFor, from: start, resolve });
+    });
+    from = screen.length;
+    handle.write(step.key);
+  }
+  const result = await handle.result();
+  return { code: result.exitCode, screen };
+}
+
+const MENU = "Ctrl-C aborts";
+
+describe("the terminal prompt says why it asks and what each choice does (shellgate exec, real PTY)", () => {
+  it("a dangerous command: the heuristic is the reason, no 'always allow', no 'session'; deny runs nothing", async () => {
+    const victim = path.join(s.project, "victim");
+    mkdirSync(victim, { recursive: true });
+    const { code, screen } = await drive(["--approval-policy", "untrusted", "--", "rm", "-rf", victim], [{ waitFor: MENU, key: "n" }]);
+    expect(screen).toContain(`why      dangerous: \`rm -rf ${victim}\` is a forced recursive delete`);
+    expect(screen).toContain('note     no "always allow": the heuristics rate the command dangerous');
+    expect(screen).not.toContain("[a]");
+    expect(screen).not.toContain("[s]");
+    expect(code).toBe(126);
+    expect(existsSync(victim)).toBe(true);
+  });
+
+  it("an unknown command under untrusted: the policy is the reason, and 'always allow' says it adds a rule and runs without the sandbox", async () => {
+    const file = path.join(s.project, "policy.txt");
+    const { code, screen } = await drive(
+      ["--approval-policy", "untrusted", "--", "touch", file],
+      [
+        { waitFor: MENU, key: "a" },
+        { waitFor: "[y/N]", key: "n" },
+        { waitFor: MENU, key: "n" },
+      ],
+    );
+    expect(screen).toContain("why      approval policy `untrusted`: only known-safe commands run without asking");
+    expect(screen).toContain(`[a] always allow \`touch ${file} …\`: adds an allow rule to ${s.userRulesFile};`);
+    expect(screen).toContain("matching commands will run without the sandbox from now on");
+    expect(screen).toContain(`From then on, commands starting with \`touch ${file}\` run WITHOUT the sandbox, without asking.`);
+    expect(code).toBe(126);
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(s.userRulesFile)).toBe(false);
+  });
+
+  it("a prompt rule: the rule with file:line and its justification is the reason", async () => {
+    const file = path.join(s.project, "rule.txt");
+    const { code, screen } = await drive(["--rules", rules, "--", "touch", file], [{ waitFor: MENU, key: "y" }]);
+    expect(screen).toContain(`why      rule ${rules}:1 asks for approval: creating files needs a person`);
+    expect(code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+  });
+});
+
+describe.skipIf(!(await sandboxAvailable()))("on-failure: the retry outside the sandbox (real sandbox, built bin)", () => {
+  it("without a terminal: the command's own exit code, and a line saying a retry needs a person", async () => {
+    const target = path.join(outside, "no-tty");
+    const r = await runBin(["exec", "--approval-policy", "on-failure", "--", "touch", target], { env: s.env, cwd: s.project });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "shellgate exec: it ran in the sandbox and failed (exit 1); a retry without the sandbox needs a person, and there is no terminal to ask on (stdin is not a TTY): " +
+        `run it from a terminal, or allow it with a rule in ${s.userRulesFile}`,
+    );
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("with a terminal: the retry prompt says it failed in the sandbox; denying keeps exit 1 and says the retry was not run", async () => {
+    const target = path.join(outside, "denied");
+    const { code, screen } = await drive(["--approval-policy", "on-failure", "--", "touch", target], [{ waitFor: MENU, key: "n" }]);
+    expect(screen).toContain("It failed in the sandbox. Run it again WITHOUT the sandbox?");
+    expect(screen).toMatch(/why {6}it failed in the sandbox \(exit 1\): /);
+    expect(screen).toContain("[y] run it again without the sandbox, once");
+    expect(screen).not.toContain("[s]");
+    expect(screen).toContain("shellgate exec: it ran in the sandbox and failed (exit 1); the retry without the sandbox was not run (you denied it)");
+    expect(screen).not.toContain("did not run");
+    expect(code).toBe(1);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("control: approving the retry runs it outside the sandbox", async () => {
+    const target = path.join(outside, "approved");
+    const { code, screen } = await drive(["--approval-policy", "on-failure", "--", "touch", target], [{ waitFor: MENU, key: "y" }]);
+    expect(screen).toContain("→ run it again without the sandbox, once");
+    expect(code).toBe(0);
+    expect(existsSync(target)).toBe(true);
+  });
+});
+
+describe("rendering only what the orchestrator offered", () => {
+  const base: PromptRequest = {
+    argv: ["git", "push", "origin"],
+    cwd: "/w",
+    why: { kind: "rule", text: "rule /r/team.rules:3 asks for approval: pushing\u001b[2K is shared" },
+    offeredDecisions: ["approved", "approved_with_amendment", "denied", "abort"],
+    proposedAmendment: ["git", "push"],
+    amendmentRulesFile: "/home/me/.config/shellgate/rules/default.rules",
+    amendmentBypassesSandbox: true,
+  };
+
+  it("the terminal: no [s] when not offered; the amendment in plain words; the reason escaped", () => {
+    expect(choicesFor(base).map((c) => c.key)).toEqual(["y", "a", "n", "q"]);
+    expect(amendmentEffect(base)).toBe(
+      "always allow `git push …`: adds an allow rule to /home/me/.config/shellgate/rules/default.rules; matching commands will run without the sandbox from now on",
+    );
+    expect(renderHeader(base).join("\n")).toContain("why      rule /r/team.rules:3 asks for approval: pushing\\x1b[2K is shared");
+    const menu = renderMenu(choicesFor(base), 0);
+    expect(menu).toContain("    [a] always allow `git push …`: adds an allow rule to /home/me/.config/shellgate/rules/default.rules;");
+    expect(menu).toContain("        matching commands will run without the sandbox from now on");
+  });
+
+  it("denied-read paths: the amendment says matching commands stay in the sandbox", () => {
+    expect(amendmentEffect({ ...base, amendmentBypassesSandbox: false })).toMatch(/run without asking from now on \(still in the sandbox\)$/);
+  });
+
+  it("the MCP elicitation message: the reason escaped, and what always allow does", () => {
+    const message = elicitationMessage(base);
+    expect(message).toContain("Why you are asked: rule /r/team.rules:3 asks for approval: pushing\\x1b[2K is shared");
+    expect(message).toContain(
+      '"Always allow" `git push …`: adds an allow rule to /home/me/.config/shellgate/rules/default.rules; matching commands will run without the sandbox from now on.',
+    );
+    const withheld = elicitationMessage({ ...base, offeredDecisions: ["approved", "denied", "abort"], proposedAmendment: undefined, amendmentWithheld: "the heuristics rate the command dangerous" });
+    expect(withheld).toContain('No "always allow": the heuristics rate the command dangerous.');
+    expect(withheld).not.toContain('"Always allow" `');
+  });
+});

@@ -1,0 +1,61 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { makeScratch, runBin } from "./helpers.js";
+
+const s = makeScratch();
+afterAll(() => s.cleanup());
+const run = (...args: string[]) => runBin(args, { env: s.env, cwd: s.project });
+const rules = s.write("rules/team.rules", 'prefix_rule(pattern=["cat"], decision="allow")\n');
+const withNetwork = s.write(
+  "rules/net.rules",
+  'prefix_rule(pattern=["cat"], decision="allow")\nnetwork_rule(host="example.com", protocol="https", decision="allow")\n',
+);
+
+describe("shellgate check names how an unmatched segment is judged (built bin)", () => {
+  it("no rule: runs in the sandbox; known-safe and dangerous by name", async () => {
+    const r = await run("check", "--rules", rules, "cat README && cargo build && ls && rm -rf /");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`  1. cat README\n     rule ${rules}:1: prefix cat → allow\n`);
+    expect(r.stdout).toContain("  2. cargo build\n     no rule; runs in the sandbox\n");
+    expect(r.stdout).toContain("  3. ls\n     no rule; known-safe command (heuristic) → runs in the sandbox\n");
+    expect(r.stdout).toContain("  4. rm -rf /\n     no rule; dangerous command (heuristic) → asks first\n");
+    expect(r.stdout).not.toContain("heuristic: unknown");
+  });
+
+  it("says when an unmatched command runs without a sandbox, or asks under untrusted", async () => {
+    const full = await run("check", "--sandbox", "danger-full-access", "cargo", "build");
+    expect(full.stdout).toContain("  1. cargo build\n     no rule; runs WITHOUT a sandbox (sandbox mode danger-full-access)\n");
+    const untrusted = await run("check", "--approval-policy", "untrusted", "cargo", "build");
+    expect(untrusted.stdout).toContain("  1. cargo build\n     no rule; not known to be safe → asks first (approval policy untrusted)\n");
+  });
+});
+
+describe("network_rule has no effect yet: check and doctor say so", () => {
+  const NOTE = "network_rule has no effect yet: network access is decided by the sandbox mode and --network alone";
+
+  it("check, text and JSON", async () => {
+    const text = await run("check", "--rules", withNetwork, "cargo", "build");
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`note: ${NOTE} (1 network_rule at ${withNetwork}:2)\n`);
+    const json = await run("check", "--rules", withNetwork, "--json", "cargo", "build");
+    expect(JSON.parse(json.stdout).networkRules).toEqual({
+      effective: false,
+      rules: [{ host: "example.com", protocol: "https", decision: "allow", file: withNetwork, line: 2 }],
+    });
+    const none = await run("check", "--rules", rules, "--json", "cargo", "build");
+    expect(JSON.parse(none.stdout)).not.toHaveProperty("networkRules");
+    expect((await run("check", "--rules", rules, "cargo", "build")).stdout).not.toContain("network_rule");
+  });
+
+  it("doctor, text and JSON", async () => {
+    const text = await run("doctor", "--rules", withNetwork);
+    expect(text.stdout).toContain(
+      `  note: network_rule has no effect yet (1 at ${withNetwork}:2): network access is decided by the sandbox mode and --network alone\n`,
+    );
+    const json = await run("doctor", "--json", "--rules", withNetwork);
+    expect(JSON.parse(json.stdout).networkRules).toEqual({
+      effective: false,
+      rules: [{ host: "example.com", protocol: "https", decision: "allow", file: withNetwork, line: 2 }],
+    });
+    expect((await run("doctor", "--rules", rules)).stdout).not.toContain("network_rule");
+  });
+});

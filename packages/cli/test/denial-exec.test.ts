@@ -1,0 +1,189 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeScratch, runBin, type RunResult, type Sandbox } from "./helpers.js";
+
+// The real sandbox through the built bin: each explained denial is checked against a control run
+// that applies the suggested way out (or runs unsandboxed), so the suggestion is shown to work.
+const bwrapWorks =
+  process.platform === "linux" && spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "true"]).status === 0;
+
+let s: Sandbox;
+let outside: string;
+let server: http.Server;
+let port = 0;
+
+beforeAll(async () => {
+  s = makeScratch();
+  // /tmp is a writable root under workspace-write: "outside the workspace" must be somewhere else.
+  outside = realpathSync(mkdtempSync("/var/tmp/sg-denial-"));
+  server = http.createServer((_req, res) => res.end("pong\n"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  s.cleanup();
+  rmSync(outside, { recursive: true, force: true });
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const exec = (args: string[], env: Record<string, string> = s.env, cwd = s.project) =>
+  runBin(["exec", "--no-default-rules", "--approval-policy", "never", ...args], { env, cwd });
+
+/** shellgate's own sandbox lines on stderr. */
+const denialLines = (r: RunResult) => r.stderr.split("\n").filter((l) => l.startsWith("shellgate exec: sandbox: "));
+
+/** The flags the suggestion names, as argv words (`--writable-root DIR`, `--allow-broad-workspace`, `--network on`). */
+function suggestedFlags(line: string): string[] {
+  const m = /re-run with ((?:--[a-z-]+(?: (?!--)[^\s(;]+)? ?)+)/.exec(line);
+  if (!m) throw new Error(`no flags in ${JSON.stringify(line)}`);
+  return m[1]!.trim().split(" ");
+}
+
+describe.skipIf(!bwrapWorks)("shellgate exec explains sandbox denials (built bin, real sandbox)", () => {
+  it("a write outside the workspace: one stderr line with --writable-root DIR, and that flag makes it work", async () => {
+    const target = path.join(outside, "x");
+    const denied = await exec(["--", "touch", target]);
+    expect(denied.code).toBe(1);
+    expect(denied.stdout).toBe("");
+    expect(denialLines(denied)).toEqual([
+      `shellgate exec: sandbox: writing to ${target} was refused (read-only: outside the writable roots); re-run with --writable-root ${outside} to allow writes there`,
+    ]);
+    expect(existsSync(target)).toBe(false);
+    const flags = suggestedFlags(denialLines(denied)[0]!);
+    expect(flags).toEqual(["--writable-root", outside]);
+    const ok = await exec([...flags, "--", "touch", target]);
+    expect(ok.stderr).toBe("");
+    expect(ok.code).toBe(0);
+    expect(existsSync(target)).toBe(true);
+  });
+
+  it("a write into $HOME suggests the home directory with --allow-broad-workspace, which works", async () => {
+    const home = path.join(outside, "home");
+    mkdirSync(home);
+    const env = { ...s.env, HOME: home };
+    const denied = await exec(["--", "sh", "-c", 'echo x > "$HOME/x"'], env);
+    expect(denied.code).not.toBe(0);
+    const [line] = denialLines(denied);
+    expect(line).toContain(`writing to ${home}/x was refused`);
+    const flags = suggestedFlags(line!);
+    expect(flags).toEqual(["--writable-root", home, "--allow-broad-workspace"]);
+    const ok = await exec([...flags, "--", "sh", "-c", 'echo x > "$HOME/x"'], env);
+    expect(ok.code).toBe(0);
+    expect(existsSync(path.join(home, "x"))).toBe(true);
+  });
+
+  it.skipIf(spawnSync("npm", ["--version"]).status !== 0)("npm's cache in ~/.npm: the line names ~/.npm as the writable root, and that makes the install work", async () => {
+    const home = path.join(outside, "npm-home");
+    mkdirSync(path.join(home, ".npm"), { recursive: true });
+    const env = { ...s.env, HOME: home };
+    const pkg = path.join(s.root, "pkg");
+    mkdirSync(pkg);
+    writeFileSync(path.join(pkg, "package.json"), '{"name":"sg-denial-pkg","version":"1.0.0"}\n');
+    expect(spawnSync("npm", ["pack", "--silent"], { cwd: pkg, env }).status).toBe(0);
+    const project = path.join(s.root, "npm-project");
+    mkdirSync(project);
+    // A local tarball goes through the cache and needs no registry, so only the cache is in the way.
+    const install = ["--", "npm", "install", "--no-audit", "--no-fund", path.join(pkg, "sg-denial-pkg-1.0.0.tgz")];
+    const denied = await exec(install, env, project);
+    expect(denied.code).not.toBe(0);
+    const [line] = denialLines(denied);
+    // `_cacache` itself, or a temporary file below it when the directory already exists.
+    expect(line).toMatch(new RegExp(`^shellgate exec: sandbox: writing to ${home}/\\.npm/_cacache\\S* was refused \\(read-only: outside the writable roots\\)`));
+    const flags = suggestedFlags(line!);
+    expect(flags).toEqual(["--writable-root", `${home}/.npm`]);
+    const ok = await exec([...flags, ...install], env, project);
+    expect(ok.code).toBe(0);
+    expect(existsSync(path.join(project, "node_modules", "sg-denial-pkg", "package.json"))).toBe(true);
+  });
+
+  it("a write to /etc suggests --writable-root /etc (and, as root, it then works)", async () => {
+    const name = `/etc/shellgate-denial-test-${process.pid}`;
+    const denied = await exec(["--", "touch", name]);
+    expect(denied.code).toBe(1);
+    expect(suggestedFlags(denialLines(denied)[0]!)).toEqual(["--writable-root", "/etc"]);
+    expect(existsSync(name)).toBe(false);
+    if (process.getuid?.() !== 0) return; // as another user the host's own permissions refuse it too
+    try {
+      const ok = await exec(["--writable-root", "/etc", "--", "touch", name]);
+      expect(ok.code).toBe(0);
+      expect(existsSync(name)).toBe(true);
+    } finally {
+      rmSync(name, { force: true });
+    }
+  });
+
+  it("git commit in a workspace: .git is read-only by design; the allow rule it suggests runs the commit outside the sandbox", async () => {
+    const repo = path.join(s.root, "repo");
+    mkdirSync(repo);
+    writeFileSync(path.join(s.env.HOME!, ".gitconfig"), "[user]\n\tname = t\n\temail = t@example.com\n");
+    expect(spawnSync("git", ["init", "-q", repo]).status).toBe(0);
+    const commit = ["--", "git", "commit", "-q", "--allow-empty", "-m", "from shellgate"];
+    const denied = await exec(commit, s.env, repo);
+    expect(denied.code).toBe(128);
+    const [line] = denialLines(denied);
+    expect(line).toContain(`writing to ${realpathSync(repo)}/.git/index.lock was refused (.git is read-only in the sandbox by design)`);
+    expect(line).toContain("--writable-root cannot change that");
+    const rule = /prefix_rule\(pattern=\["git", "commit"\], decision="allow"\)/.exec(line!)?.[0];
+    expect(rule).toBeDefined();
+    // Control: the suggested rule, in a rules file, lets the same command run (outside the sandbox).
+    const rules = s.write("rules/git.rules", `${rule}\n`);
+    const ok = await runBin(["exec", "--no-default-rules", "--rules", rules, "--approval-policy", "never", ...commit], { env: s.env, cwd: repo });
+    expect(ok.stderr).toBe("");
+    expect(ok.code).toBe(0);
+    expect(spawnSync("git", ["-C", repo, "log", "--format=%s"], { encoding: "utf8" }).stdout).toBe("from shellgate\n");
+  });
+
+  it.skipIf(!existsSync("/usr/bin/curl"))("curl with the network off suggests --network on, which works", async () => {
+    const url = `http://127.0.0.1:${port}/`;
+    const denied = await exec(["--", "curl", "-sS", url]);
+    expect(denied.code).toBe(7);
+    const [line] = denialLines(denied);
+    expect(line).toMatch(/^shellgate exec: sandbox: network access is off \(127\.0\.0\.1 could not be reached\); re-run with --network on/);
+    const flags = suggestedFlags(line!);
+    expect(flags).toEqual(["--network", "on"]);
+    const ok = await exec([...flags, "--", "curl", "-sS", url]);
+    expect(ok.stdout).toBe("pong\n");
+    expect(ok.code).toBe(0);
+  });
+
+  it("`getent hosts example.com` fails silently with the network off and is explained from the command; with --network on shellgate does not blame the sandbox", async () => {
+    const denied = await exec(["--", "getent", "hosts", "example.com"]);
+    expect(denied.code).toBe(2);
+    expect(denialLines(denied)).toEqual([
+      "shellgate exec: sandbox: network access is off (example.com could not be reached); re-run with --network on (there are no per-domain grants yet), or re-run with --escalate and approve it to run it outside the sandbox",
+    ]);
+    // This machine may have no resolver at all: the control shows only that the explanation goes away.
+    const control = await exec(["--network", "on", "--", "getent", "hosts", "example.com"]);
+    expect(denialLines(control)).toEqual([]);
+  });
+
+  it("--json carries sandboxDenial written for the CLI user", async () => {
+    const r = await exec(["--json", "--", "sh", "-c", `echo x > ${outside}/y`]);
+    const json = JSON.parse(r.stdout) as { exitCode: number; sandboxDenial?: Record<string, unknown> };
+    expect(json.exitCode).toBe(2);
+    expect(json.sandboxDenial).toMatchObject({
+      kind: "filesystem",
+      cause: "outside-writable-roots",
+      paths: [`${outside}/y`],
+      suggestion: `re-run with --writable-root ${outside} to allow writes there`,
+      audience: "cli",
+      grant: { writableRoot: outside },
+    });
+    expect(denialLines(r)).toEqual([]);
+  });
+
+  it("no line for a command's own failure, nor for `Permission denied` about a workspace file", async () => {
+    const own = await exec(["--", "sh", "-c", "echo boom >&2; exit 3"]);
+    expect(own).toMatchObject({ code: 3, stderr: "boom\n" });
+    const perm = await exec(["--", "sh", "-c", "echo 'cat: ./notes.txt: Permission denied' >&2; exit 1"]);
+    expect(perm.code).toBe(1);
+    expect(denialLines(perm)).toEqual([]);
+    const missing = await exec(["--", "ls", path.join(s.project, "nope")]);
+    expect(missing.code).toBe(2);
+    expect(denialLines(missing)).toEqual([]);
+  });
+});

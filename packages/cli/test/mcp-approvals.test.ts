@@ -1,0 +1,161 @@
+// The MCP server as a model and an MCP host see it, through the official SDK client against the built
+// `shellgate mcp`: tool annotations, what the elicitation says and offers, and the model-facing text
+// when no one can approve and when a session has exited.
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, makeScratch, type Sandbox } from "./helpers.js";
+
+let s: Sandbox;
+beforeAll(() => {
+  s = makeScratch();
+});
+afterAll(() => s.cleanup());
+
+type Answer = { action: "accept" | "decline" | "cancel"; content?: Record<string, string> };
+
+async function connect(args: string[], elicit?: (params: ElicitRequest["params"]) => Answer) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "mcp", "--cwd", s.project, ...args],
+    env: s.env,
+    cwd: s.project,
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "shellgate-approvals-test", version: "1.0.0" }, { capabilities: elicit ? { elicitation: {} } : {} });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
+  await client.connect(transport);
+  return client;
+}
+
+function text(result: unknown): string {
+  return ((result as CallToolResult).content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("");
+}
+
+/** The `const` values of the elicitation's decision options. */
+function choices(params: ElicitRequest["params"]): string[] {
+  const schema = (params as { requestedSchema?: { properties?: { decision?: { oneOf?: Array<{ const: string; title: string }> } } } }).requestedSchema;
+  return (schema?.properties?.decision?.oneOf ?? []).map((o) => o.const);
+}
+
+function titles(params: ElicitRequest["params"]): string[] {
+  const schema = (params as { requestedSchema?: { properties?: { decision?: { oneOf?: Array<{ const: string; title: string }> } } } }).requestedSchema;
+  return (schema?.properties?.decision?.oneOf ?? []).map((o) => o.title);
+}
+
+describe("tool annotations (shellgate mcp, official client)", () => {
+  it("every listed tool: a title, not read-only, destructive, not idempotent; open world only with the network on", async () => {
+    for (const [args, openWorld] of [[[], false], [["--network", "on"], true]] as const) {
+      const client = await connect([...args]);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual(["exec_command", "shell_command", "write_stdin"]);
+        for (const tool of tools) {
+          expect(tool.title).toMatch(/\S/);
+          expect(tool.annotations).toEqual({
+            title: tool.title,
+            readOnlyHint: false,
+            destructiveHint: true,
+            idempotentHint: false,
+            openWorldHint: openWorld,
+          });
+        }
+        const exec = tools.find((t) => t.name === "exec_command");
+        expect(exec?.description).toMatch(/pseudo-terminal/);
+        expect(exec?.description).toContain('"\\u0003" (Ctrl-C) interrupts');
+      } finally {
+        await client.close();
+      }
+    }
+  });
+});
+
+describe("elicitation says why and what each choice does", () => {
+  it("an unknown command under untrusted: why, the session choice, and always allow running without the sandbox", async () => {
+    const asked: Array<ElicitRequest["params"]> = [];
+    const client = await connect(["--approval-policy", "untrusted"], (params) => {
+      asked.push(params);
+      return { action: "decline" };
+    });
+    try {
+      const result = await client.callTool({ name: "shell_command", arguments: { command: "touch made-by-mcp.txt" } });
+      expect(result.isError).toBe(true);
+      expect(existsSync(path.join(s.project, "made-by-mcp.txt"))).toBe(false);
+      const params = asked[0]!;
+      expect(params.message).toContain("Why you are asked: approval policy `untrusted`: only known-safe commands run without asking");
+      expect(params.message).toContain(
+        `"Always allow" \`touch made-by-mcp.txt …\`: adds an allow rule to ${s.userRulesFile}; matching commands will run without the sandbox from now on.`,
+      );
+      expect(choices(params)).toEqual(["once", "session", "always", "deny"]);
+      expect(titles(params)).toContain(
+        `Always allow \`touch made-by-mcp.txt …\`: adds an allow rule to ${s.userRulesFile}; matching commands will run without the sandbox from now on`,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a dangerous command: the heuristic is the reason and there is no always allow; answering 'always' anyway runs nothing", async () => {
+    const victim = path.join(s.project, "keep-me");
+    mkdirSync(victim, { recursive: true });
+    const asked: Array<ElicitRequest["params"]> = [];
+    const client = await connect(["--approval-policy", "untrusted"], (params) => {
+      asked.push(params);
+      return { action: "accept", content: { decision: "always" } };
+    });
+    try {
+      const result = await client.callTool({ name: "shell_command", arguments: { command: "rm -rf keep-me" } });
+      expect(result.isError).toBe(true);
+      const params = asked[0]!;
+      expect(params.message).toMatch(/Why you are asked: dangerous: `rm -rf keep-me` is a forced recursive delete/);
+      expect(params.message).toContain('No "always allow": the heuristics rate the command dangerous.');
+      expect(choices(params)).toEqual(["once", "session", "deny"]);
+      expect(existsSync(victim)).toBe(true);
+      expect(existsSync(s.userRulesFile)).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("messages the model reads", () => {
+  it("no one can approve: says it was not run and what to do instead", async () => {
+    const client = await connect(["--approval-policy", "untrusted"]);
+    try {
+      const result = await client.callTool({ name: "shell_command", arguments: { command: "touch nobody-asked.txt" } });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(
+        /^exec command rejected: `.*touch nobody-asked\.txt.*` needs approval \(approval policy `untrusted`: only known-safe commands run without asking\); no one can approve it here, so it was not run\. Ask the user to run it or to allow it, or use a command the rules allow$/,
+      );
+      expect(text(result)).not.toContain("approval handler");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("write_stdin to a session that exited says so, with its exit code; an unknown id says sessions end", async () => {
+    const client = await connect([]);
+    try {
+      const started = await client.callTool({ name: "exec_command", arguments: { cmd: "bash --norc --noprofile -i", tty: true, yield_time_ms: 500 } });
+      const id = Number(/session ID (\d+)/.exec(text(started))?.[1]);
+      expect(Number.isInteger(id)).toBe(true);
+      let out = text(await client.callTool({ name: "write_stdin", arguments: { session_id: id, chars: "exit 3\n", yield_time_ms: 1000 } }));
+      while (!out.includes("Process exited with code")) {
+        out = text(await client.callTool({ name: "write_stdin", arguments: { session_id: id, yield_time_ms: 1000 } }));
+      }
+      expect(out).toContain("Process exited with code 3");
+      const late = await client.callTool({ name: "write_stdin", arguments: { session_id: id, chars: "echo hi\n" } });
+      expect(late.isError).toBe(true);
+      expect(text(late)).toBe(
+        `session ${id} has exited (exit code 3); its exit and remaining output were already returned, so it takes no more input. Start the command again with exec_command if you need it`,
+      );
+      const unknown = await client.callTool({ name: "write_stdin", arguments: { session_id: 424242 } });
+      expect(text(unknown)).toMatch(/^unknown session id 424242: no running session has this id\. Sessions end when their process exits/);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,118 @@
+import type { ApprovalPolicy } from "../admission/approval-policy.js";
+import type { Admission } from "../admission/assess.js";
+import type { PolicyRuleMatch } from "../admission/policy-types.js";
+import { renderCommand } from "../admission/quote.js";
+import type { SandboxPermissions } from "@shellgate/sandbox";
+
+/**
+ * Why a person is asked:
+ * - `rule`: a `prompt` rule matched (its file:line and justification are in `rule`);
+ * - `heuristic`: the built-in heuristics rate a command dangerous;
+ * - `approval_policy`: the approval policy asks for anything not known to be safe;
+ * - `escalation`: the agent asked to run the command outside the sandbox;
+ * - `sandbox_retry`: the command already ran in the sandbox, failed as if the sandbox refused something,
+ *   and would now run again without it.
+ */
+export type ApprovalReasonKind = "rule" | "heuristic" | "approval_policy" | "escalation" | "sandbox_retry";
+
+/** The rule behind a `rule` reason. */
+export interface ApprovalReasonRule {
+  file: string;
+  line: number;
+  column: number;
+  /** The prefix the rule matched. */
+  prefix: string[];
+  justification?: string;
+}
+
+/** Why an approval request was made, for display (raw text: escape it before showing it to anyone). */
+export interface ApprovalReason {
+  kind: ApprovalReasonKind;
+  /** One line a person reads, e.g. "dangerous: `rm -rf /tmp/x` is a forced recursive delete". */
+  text: string;
+  /** Present for `rule`. */
+  rule?: ApprovalReasonRule;
+  /** Present for `sandbox_retry`: the first (sandboxed) attempt's exit code. */
+  exitCode?: number;
+}
+
+/**
+ * The evidence of the failed sandboxed attempt, as the pipeline hands it over. Structural, so any
+ * denial explanation with a `kind` and a human sentence (`summary`, `message`, `explanation` or
+ * `suggestion`) and the `paths` it names fits.
+ */
+export interface FirstAttemptEvidence {
+  exitCode: number;
+  denial?: {
+    kind?: string;
+    paths?: readonly string[];
+    summary?: string;
+    message?: string;
+    explanation?: string;
+    suggestion?: string;
+  };
+}
+
+function longestPromptRule(matches: readonly PolicyRuleMatch[]): PolicyRuleMatch | undefined {
+  let best: PolicyRuleMatch | undefined;
+  for (const m of matches) if (m.decision === "prompt" && (!best || m.matchedPrefix.length > best.matchedPrefix.length)) best = m;
+  return best;
+}
+
+/** What makes `rm` dangerous here, in words. */
+function describeDangerous(segment: readonly string[]): string {
+  const args = segment.slice(1);
+  const recursive = args.some((a) => a === "--recursive" || (/^-[a-zA-Z]*[rR]/.test(a) && !a.startsWith("--")));
+  return `dangerous: \`${renderCommand(segment)}\` is a forced${recursive ? " recursive" : ""} delete (rm -f${recursive ? "r" : ""}): it removes files without asking`;
+}
+
+/**
+ * The reason for asking before the first attempt: the most specific `prompt` rule, else the dangerous
+ * command heuristic, else an escalation request, else the approval policy.
+ */
+export function approvalReasonFor(
+  admission: Pick<Admission, "matchedRules" | "dangerousSegments">,
+  ctx: { approvalPolicy: ApprovalPolicy; permissions: SandboxPermissions },
+): ApprovalReason {
+  const rule = longestPromptRule(admission.matchedRules);
+  if (rule) {
+    const where = `${rule.source.file}:${rule.source.line}`;
+    const text = rule.justification
+      ? `rule ${where} asks for approval: ${rule.justification}`
+      : `rule ${where} asks for approval of commands starting with \`${renderCommand(rule.matchedPrefix)}\``;
+    return {
+      kind: "rule",
+      text,
+      rule: {
+        file: rule.source.file,
+        line: rule.source.line,
+        column: rule.source.column,
+        prefix: [...rule.matchedPrefix],
+        ...(rule.justification ? { justification: rule.justification } : {}),
+      },
+    };
+  }
+  const dangerous = admission.dangerousSegments?.[0];
+  if (dangerous) return { kind: "heuristic", text: describeDangerous(dangerous) };
+  if (ctx.permissions === "require_escalated") {
+    return { kind: "escalation", text: "the agent asks to run this command outside the sandbox" };
+  }
+  if (ctx.approvalPolicy === "untrusted") {
+    return { kind: "approval_policy", text: "approval policy `untrusted`: only known-safe commands run without asking" };
+  }
+  return { kind: "approval_policy", text: `approval policy \`${ctx.approvalPolicy}\` asks before this command runs` };
+}
+
+/** A denial explanation as one phrase. */
+function describeDenial(denial: NonNullable<FirstAttemptEvidence["denial"]>): string {
+  const sentence = denial.summary ?? denial.message ?? denial.explanation;
+  if (sentence) return sentence;
+  const what = denial.kind ? `${denial.kind} access was refused` : "the sandbox refused something";
+  return denial.paths && denial.paths.length > 0 ? `${what} (${denial.paths.join(", ")})` : what;
+}
+
+/** The reason for asking to retry outside the sandbox after the sandboxed attempt failed. */
+export function retryReasonFor(first: FirstAttemptEvidence): ApprovalReason {
+  const why = first.denial ? describeDenial(first.denial) : "its output looks like the sandbox refused something";
+  return { kind: "sandbox_retry", text: `it failed in the sandbox (exit ${first.exitCode}): ${why}`, exitCode: first.exitCode };
+}

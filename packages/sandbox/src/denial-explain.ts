@@ -1,0 +1,359 @@
+import path from "node:path";
+import { z } from "zod";
+import { PROTECTED_METADATA_NAMES } from "./carve-outs.js";
+import { evidenceLine, filesystemMarks, networkMarks, silentLookupHost, type FilesystemMark, type RefusalErrno } from "./denial-evidence.js";
+import { denialText, type DenialAudience } from "./denial-text.js";
+import { InvalidDenialEvidenceError } from "./errors.js";
+import { isPathWithin } from "./paths.js";
+import { policyAllowsNetwork, SandboxPolicySchema } from "./policy.js";
+import { firstZodIssue } from "./zod-issues.js";
+
+const absolutePath = z
+  .string()
+  .min(1, "must not be empty")
+  .refine((p) => path.isAbsolute(p), { message: "must be an absolute path" });
+
+/** What one sandboxed run left behind, as `explainSandboxDenial` reads it. */
+export const DenialEvidenceSchema = z.strictObject({
+  exitCode: z.number().int(),
+  /** The signal that ended the process, when one did (`SIGSYS`). */
+  signal: z.string().nullable().optional(),
+  stdout: z.string(),
+  stderr: z.string(),
+  /** Interleaved output (a PTY session has only this). */
+  aggregated: z.string().optional(),
+  sandboxType: z.enum(["none", "linux", "seatbelt", "windows"]),
+  /** `ExecEnv.isolation` of the run (`bwrap+seccomp`, `landlock+seccomp`, …): it tells which errno a refusal has. */
+  isolation: z.string().optional(),
+  policy: SandboxPolicySchema,
+  /** The writable roots of the run, as `computeWritableRoots` returned them for this policy. */
+  writableRoots: z.array(
+    z.object({ root: absolutePath, readOnlySubpaths: z.array(absolutePath), pinnedAncestors: z.array(absolutePath).optional() }),
+  ),
+  /** The command's working directory (canonical), against which relative paths in messages are read. */
+  cwd: absolutePath,
+  /** The argv that ran, before the sandbox wrapped it; lets a silent `getent hosts NAME` be read. */
+  command: z.array(z.string()).optional(),
+  /** The user's home directory; a suggested writable root never becomes it or an ancestor without saying so. */
+  homeDir: absolutePath.optional(),
+});
+export type DenialEvidence = z.input<typeof DenialEvidenceSchema>;
+
+/** What was refused: a filesystem write, a network connection, or a system call. */
+export const SandboxDenialKindSchema = z.enum(["filesystem", "network", "process"]);
+export type SandboxDenialKind = z.infer<typeof SandboxDenialKindSchema>;
+
+/**
+ * Why it was refused. `outside-writable-roots`: a write outside every writable root;
+ * `protected-path`: a write into a path held read-only inside a root (`.git`, `.codex`,
+ * `.shellgate`, `.agents`, a rules or config path); `read-only-sandbox`: a write under the
+ * `read-only` policy; `denied-read-path`: a path the policy hides; `unnamed-path`: a read-only file
+ * system error whose path the tool did not print; `network-disabled`: a lookup or connection while
+ * the policy keeps the network off; `seccomp`: a system call the filter refused (SIGSYS).
+ */
+export const SandboxDenialCauseSchema = z.enum([
+  "outside-writable-roots",
+  "protected-path",
+  "read-only-sandbox",
+  "denied-read-path",
+  "unnamed-path",
+  "network-disabled",
+  "seccomp",
+]);
+export type SandboxDenialCause = z.infer<typeof SandboxDenialCauseSchema>;
+
+/** What would let the command through, as data (the suggestion text is rendered from it). */
+export const SandboxDenialGrantSchema = z.strictObject({
+  /** The directory to add as a writable root (nearest sensible one; never `/`). */
+  writableRoot: z.string().optional(),
+  /** The directory is the home directory or an ancestor of it: the CLI also needs `--allow-broad-workspace`. */
+  broad: z.boolean().optional(),
+  /** Writes need the `workspace-write` sandbox mode instead of `read-only`. */
+  workspaceWrite: z.boolean().optional(),
+  /** Network access (`--network on`). */
+  network: z.boolean().optional(),
+  /** Only running outside the sandbox lets it through (approval or an allow rule). */
+  outsideSandboxOnly: z.boolean().optional(),
+  /**
+   * The policy has denied-read paths, which only a sandbox can enforce: every command stays
+   * sandboxed, approved or allowed by a rule, so running it outside the sandbox is no way out.
+   */
+  sandboxAlwaysOn: z.boolean().optional(),
+  /** For a protected path: which protected name (`.git`, `.codex`, …), or `policy` for a rules/config path. */
+  protectedName: z.string().optional(),
+});
+export type SandboxDenialGrant = z.infer<typeof SandboxDenialGrantSchema>;
+
+/** An explained sandbox denial: what was refused, why, and the way out for the audience it was written for. */
+export const SandboxDenialSchema = z.strictObject({
+  kind: SandboxDenialKindSchema,
+  cause: SandboxDenialCauseSchema,
+  /** Absolute paths the sandbox refused (filesystem denials; at most 5). */
+  paths: z.array(z.string()),
+  /** Hosts the failed lookups or connections named (network denials; at most 5). */
+  hosts: z.array(z.string()),
+  /** One clause saying what was refused and why, e.g. `writing to /etc/x was refused (read-only outside the writable roots)`. */
+  summary: z.string(),
+  /** The way out, written for `audience`. */
+  suggestion: z.string(),
+  audience: z.enum(["cli", "model"]),
+  grant: SandboxDenialGrantSchema,
+  evidence: z.strictObject({
+    exitCode: z.number().int(),
+    signal: z.string().optional(),
+    /** Up to three output lines the explanation rests on (each at most 240 characters). */
+    lines: z.array(z.string()),
+  }),
+});
+export type SandboxDenial = z.infer<typeof SandboxDenialSchema>;
+
+/** Options of `explainSandboxDenial`. */
+export interface ExplainOptions {
+  /** Who reads the suggestion: the CLI user (flags) or the model (`sandbox_permissions`). Default `model`. */
+  audience?: DenialAudience;
+  /**
+   * Whether a directory exists; when given, a suggested writable root that does not (node's
+   * `mkdir -p` names the deepest missing directory) moves up to the nearest one that does, since a
+   * writable root must exist. Without it the function stays free of I/O and assumes it does.
+   */
+  directoryExists?: (dir: string) => boolean;
+}
+
+const MAX_LISTED = 5;
+
+type Refused = { path: string; cause: "outside-writable-roots" | "protected-path" | "read-only-sandbox" | "denied-read-path"; carveOut?: string };
+
+/** Which errnos mean "the sandbox refused" under this isolation; any other errno is the host's own answer. */
+function refusalErrnos(sandboxType: string, isolation: string | undefined): ReadonlySet<RefusalErrno> {
+  // bwrap mounts everything outside the roots (and the carve-outs) read-only, so its refusals are
+  // EROFS; an EACCES there is the file's own permissions, which an unsandboxed run meets as well.
+  if (sandboxType === "linux" && isolation?.startsWith("bwrap")) return new Set(["EROFS"]);
+  if (sandboxType === "linux") return new Set(["EROFS", "EACCES"]); // Landlock answers EACCES
+  if (sandboxType === "seatbelt") return new Set(["EROFS", "EPERM"]);
+  return new Set(["EROFS", "EACCES", "EPERM"]);
+}
+
+function resolvePrinted(p: string, cwd: string, home: string | undefined): string {
+  if (p === "~" && home) return home;
+  if (p.startsWith("~/") && home) return path.resolve(home, p.slice(2));
+  return path.resolve(cwd, p);
+}
+
+function classify(p: string, evidence: z.infer<typeof DenialEvidenceSchema>): Refused | undefined {
+  const { policy, writableRoots } = evidence;
+  if (policy.mode === "read-only" || policy.mode === "workspace-write") {
+    if (policy.deniedReadPaths.some((d) => isPathWithin(p, d))) return { path: p, cause: "denied-read-path" };
+  }
+  const containing = writableRoots.filter((r) => isPathWithin(p, r.root));
+  if (containing.length > 0) {
+    for (const r of containing) {
+      const carveOut = r.readOnlySubpaths.find((sub) => isPathWithin(p, sub));
+      if (carveOut !== undefined) return { path: p, cause: "protected-path", carveOut };
+    }
+    // Writable here: whatever refused it, it was not the sandbox (a chmod-000 file, a failing test).
+    return undefined;
+  }
+  if (policy.mode === "read-only") return { path: p, cause: "read-only-sandbox" };
+  return { path: p, cause: "outside-writable-roots" };
+}
+
+/** The protected name a carve-out stands for: `.git`, `.codex`, … or `policy` for rules and config paths. */
+function protectedNameOf(carveOut: string, evidence: z.infer<typeof DenialEvidenceSchema>): string {
+  const base = path.basename(carveOut);
+  if (PROTECTED_METADATA_NAMES.includes(base)) return base;
+  // A `gitdir:` target (worktree, submodule) is git metadata too.
+  if (/(?:^|\/)\.git(?:\/|$)/.test(carveOut) || evidence.writableRoots.some((r) => r.readOnlySubpaths.includes(carveOut) && /\.git$/.test(carveOut))) {
+    return ".git";
+  }
+  return "policy";
+}
+
+/**
+ * The nearest sensible directory to make writable for `p`: below the home directory, the first
+ * directory under it (`~/.npm` for `~/.npm/_cacache/x`), since tools keep one directory each there;
+ * elsewhere the directory that holds `p`. With `directoryExists`, a missing one moves up to the
+ * nearest existing directory. Never `/`; the home directory or an ancestor is marked broad.
+ */
+export function suggestWritableRoot(
+  p: string,
+  homeDir: string | undefined,
+  directoryExists?: (dir: string) => boolean,
+): { writableRoot?: string; broad?: boolean } {
+  let dir = path.dirname(p);
+  if (homeDir && homeDir !== "/" && isPathWithin(p, homeDir) && p !== homeDir) {
+    const first = path.relative(homeDir, p).split(path.sep)[0]!;
+    const top = path.join(homeDir, first);
+    dir = top === p ? homeDir : top;
+  }
+  while (directoryExists && dir !== path.parse(dir).root && !directoryExists(dir)) dir = path.dirname(dir);
+  if (dir === "/" || dir === path.parse(dir).root) return {};
+  const broad = homeDir !== undefined && isPathWithin(homeDir, dir);
+  return { writableRoot: dir, ...(broad ? { broad: true } : {}) };
+}
+
+/** Parse the evidence, naming the offending field. */
+function parseEvidence(input: unknown): z.infer<typeof DenialEvidenceSchema> {
+  const result = DenialEvidenceSchema.safeParse(input);
+  if (!result.success) {
+    const { field, message } = firstZodIssue(result.error, "(evidence)");
+    throw new InvalidDenialEvidenceError(field, message, { cause: result.error });
+  }
+  return result.data;
+}
+
+function filesystemDenial(
+  ev: z.infer<typeof DenialEvidenceSchema>,
+  marks: FilesystemMark[],
+  directoryExists: ExplainOptions["directoryExists"],
+): Omit<SandboxDenial, "summary" | "suggestion" | "audience"> | undefined {
+  const errnos = refusalErrnos(ev.sandboxType, ev.isolation);
+  const refused: Refused[] = [];
+  const lines: string[] = [];
+  for (const mark of marks) {
+    if (!errnos.has(mark.errno)) continue;
+    let used = false;
+    for (const printed of mark.paths) {
+      const r = classify(resolvePrinted(printed, ev.cwd, ev.homeDir), ev);
+      if (!r) continue;
+      used = true;
+      if (!refused.some((x) => x.path === r.path)) refused.push(r);
+    }
+    if (used) lines.push(mark.line);
+  }
+  if (refused.length > 0) {
+    // One denial, one cause: the first refused path decides, and the others of that cause come along.
+    const first = refused[0]!;
+    const same = refused.filter((r) => r.cause === first.cause && (first.cause !== "protected-path" || r.carveOut === first.carveOut));
+    const grant: SandboxDenialGrant = {};
+    if (first.cause === "outside-writable-roots" || first.cause === "read-only-sandbox") {
+      Object.assign(grant, suggestWritableRoot(first.path, ev.homeDir, directoryExists));
+      if (first.cause === "read-only-sandbox") {
+        grant.workspaceWrite = true;
+        // Inside the workspace, workspace-write alone is enough.
+        if (isPathWithin(first.path, ev.cwd)) {
+          delete grant.writableRoot;
+          delete grant.broad;
+        }
+      }
+    } else if (first.cause === "protected-path") {
+      grant.outsideSandboxOnly = true;
+      grant.protectedName = protectedNameOf(first.carveOut!, ev);
+    }
+    return {
+      kind: "filesystem",
+      cause: first.cause,
+      paths: same.slice(0, MAX_LISTED).map((r) => r.path),
+      hosts: [],
+      grant,
+      evidence: evidenceOf(ev, lines),
+    };
+  }
+  // A read-only file system error that names no path is still the sandbox's: nothing else in a
+  // sandboxed run is mounted read-only. Which directory it was is unknown, so no root is suggested.
+  const unnamed = marks.filter((m) => m.errno === "EROFS" && m.paths.length === 0);
+  if (unnamed.length > 0) {
+    return { kind: "filesystem", cause: "unnamed-path", paths: [], hosts: [], grant: {}, evidence: evidenceOf(ev, unnamed.map((m) => m.line)) };
+  }
+  return undefined;
+}
+
+function evidenceOf(ev: z.infer<typeof DenialEvidenceSchema>, lines: readonly string[]): SandboxDenial["evidence"] {
+  return {
+    exitCode: ev.exitCode,
+    ...(ev.signal ? { signal: ev.signal } : {}),
+    lines: lines.slice(0, 3).map(evidenceLine),
+  };
+}
+
+/**
+ * Explain why a failed sandboxed run failed, when its own evidence shows the sandbox refused
+ * something; `undefined` otherwise. Pure: it reads only its input (no files, no processes).
+ *
+ * The evidence it accepts, in this order:
+ * 1. paths printed next to a refusal errno (EROFS under bwrap; EACCES/EPERM too under Landlock,
+ *    Seatbelt and Windows), resolved against `cwd`, that the policy does not let the command write:
+ *    outside every writable root, inside a read-only carve-out, under the `read-only` policy, or
+ *    inside a denied-read path. A path the policy lets it write is never blamed on the sandbox;
+ * 2. resolver and connect errors, or a silent `getent hosts NAME` exiting 2, while the policy keeps
+ *    the network off;
+ * 3. death by SIGSYS (exit 159 under the Linux sandbox): the seccomp filter;
+ * 4. a read-only file system error that names no path.
+ * Nothing is explained for an unsandboxed run or a successful one.
+ * @throws InvalidDenialEvidenceError naming the offending field when the input is malformed.
+ */
+export function explainSandboxDenial(input: DenialEvidence, options: ExplainOptions = {}): SandboxDenial | undefined {
+  const ev = parseEvidence(input);
+  const audience = options.audience ?? "model";
+  if (ev.sandboxType === "none" || (ev.exitCode === 0 && !ev.signal)) return undefined;
+  if (ev.policy.mode === "danger-full-access" || ev.policy.mode === "external-sandbox") return undefined;
+  // The interleaved stream repeats stdout and stderr; it is read only when it is all there is (a PTY).
+  const texts = ev.stdout !== "" || ev.stderr !== "" ? [ev.stderr, ev.stdout] : [ev.aggregated ?? ""];
+  const found = filesystemDenial(ev, filesystemMarks(texts), options.directoryExists) ?? networkDenial(ev, texts) ?? processDenial(ev);
+  if (!found) return undefined;
+  if ((ev.policy.mode === "read-only" || ev.policy.mode === "workspace-write") && ev.policy.deniedReadPaths.length > 0) {
+    found.grant.sandboxAlwaysOn = true;
+  }
+  return withText(found, audience, ev.command);
+}
+
+function networkDenial(ev: z.infer<typeof DenialEvidenceSchema>, texts: string[]): Omit<SandboxDenial, "summary" | "suggestion" | "audience"> | undefined {
+  if (policyAllowsNetwork(ev.policy)) return undefined;
+  const marks = networkMarks(texts);
+  const hosts = [...new Set(marks.flatMap((m) => m.hosts))];
+  const lines = marks.map((m) => m.line);
+  if (marks.length === 0) {
+    const host = ev.exitCode === 2 && ev.stdout.trim() === "" ? silentLookupHost(ev.command) : undefined;
+    if (host === undefined) return undefined;
+    hosts.push(host);
+    lines.push(`getent hosts ${host}: exit 2, no answer`);
+  }
+  return {
+    kind: "network",
+    cause: "network-disabled",
+    paths: [],
+    hosts: hosts.slice(0, MAX_LISTED),
+    grant: { network: true },
+    evidence: evidenceOf(ev, lines),
+  };
+}
+
+/** 128 + SIGSYS: what a shell reports for a child the seccomp filter killed. */
+const SIGSYS_EXIT = 128 + 31;
+
+function processDenial(ev: z.infer<typeof DenialEvidenceSchema>): Omit<SandboxDenial, "summary" | "suggestion" | "audience"> | undefined {
+  const killed = ev.signal === "SIGSYS" || (ev.sandboxType === "linux" && ev.exitCode === SIGSYS_EXIT);
+  if (!killed) return undefined;
+  const lines: string[] = [];
+  const bad = /bad system call/i;
+  for (const t of [ev.stderr, ev.stdout, ev.aggregated ?? ""]) {
+    const line = t.split("\n").find((l) => bad.test(l));
+    if (line) {
+      lines.push(line);
+      break;
+    }
+  }
+  return { kind: "process", cause: "seccomp", paths: [], hosts: [], grant: { outsideSandboxOnly: true }, evidence: evidenceOf(ev, lines) };
+}
+
+function withText(
+  denial: Omit<SandboxDenial, "summary" | "suggestion" | "audience">,
+  audience: DenialAudience,
+  command: readonly string[] | undefined,
+): SandboxDenial {
+  const { summary, suggestion } = denialText(denial, audience, command);
+  return { ...denial, summary, suggestion, audience };
+}
+
+/**
+ * The same denial with its suggestion written for another audience (e.g. the orchestrator wrote it
+ * for the model and the CLI shows it to a person). `command` names the argv, for the allow-rule example.
+ */
+export function denialForAudience(denial: SandboxDenial, audience: DenialAudience, command?: readonly string[]): SandboxDenial {
+  if (denial.audience === audience) return denial;
+  return withText(denial, audience, command);
+}
+
+/** The one line shellgate adds to a command's output: `[shellgate] sandbox: <summary>; <suggestion>`. */
+export function sandboxDenialNote(denial: Pick<SandboxDenial, "summary" | "suggestion">): string {
+  return `[shellgate] sandbox: ${denial.summary}; ${denial.suggestion}`;
+}

@@ -1,0 +1,148 @@
+import type { SandboxDenial } from "./denial-explain.js";
+
+/** Who reads a denial's suggestion: a person at the CLI (flags) or the model (tool arguments). */
+export type DenialAudience = "cli" | "model";
+
+type DenialData = Pick<SandboxDenial, "kind" | "cause" | "paths" | "hosts" | "grant">;
+
+const ESCALATE_MODEL =
+  'call again with sandbox_permissions: "require_escalated" and a justification, so a person can approve running it outside the sandbox';
+
+function list(items: readonly string[]): string {
+  return items.length <= 2 ? items.join(" and ") : `${items.slice(0, 2).join(", ")} and ${items.length - 2} more`;
+}
+
+/** The allow rule that would let this git command run outside the sandbox: `git <subcommand>`. */
+function gitRulePattern(command: readonly string[] | undefined): string[] {
+  let words = command ? [...command] : [];
+  // `bash -lc "git commit -m x"`: the script's own words.
+  if (words.length === 3 && /^-l?c$/.test(words[1]!)) words = words[2]!.trim().split(/\s+/);
+  const base = (s: string) => s.slice(s.lastIndexOf("/") + 1);
+  if (words.length === 0 || base(words[0]!) !== "git") return ["git", "commit"];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === "-c" || w === "-C" || w === "--git-dir" || w === "--work-tree") i++;
+    else if (!w.startsWith("-")) return ["git", w];
+  }
+  return ["git", "commit"];
+}
+
+function ruleExample(pattern: readonly string[]): string {
+  return `prefix_rule(pattern=[${pattern.map((w) => JSON.stringify(w)).join(", ")}], decision="allow")`;
+}
+
+function protectedWhat(name: string): string {
+  if (name === ".git") return "git metadata (hooks and config written there would run later, outside the sandbox)";
+  if (name === "policy") return "shellgate's rules or configuration (a command must not change how later commands are judged)";
+  return "agent configuration (it could switch the sandbox off for later commands)";
+}
+
+function summaryOf(d: DenialData): string {
+  const paths = list(d.paths);
+  switch (d.cause) {
+    case "outside-writable-roots":
+      return `writing to ${paths} was refused (read-only: outside the writable roots)`;
+    case "protected-path": {
+      const name = d.grant.protectedName ?? "policy";
+      return name === "policy"
+        ? `writing to ${paths} was refused (a protected path, read-only in the sandbox by design)`
+        : `writing to ${paths} was refused (${name} is read-only in the sandbox by design)`;
+    }
+    case "read-only-sandbox":
+      return `writing to ${paths} was refused (the sandbox is read-only)`;
+    case "denied-read-path":
+      return `access to ${paths} was refused (hidden by the policy's denied-read paths)`;
+    case "unnamed-path":
+      return "a write was refused (read-only file system; the command did not say where)";
+    case "network-disabled":
+      return d.hosts.length > 0
+        ? `network access is off (${list(d.hosts)} could not be reached)`
+        : "network access is off (a lookup or connection failed)";
+    case "seccomp":
+      return "a system call was refused by the sandbox's seccomp filter (the process was killed with SIGSYS)";
+  }
+}
+
+/** Under denied-read paths every command stays sandboxed, approved or allowed by a rule: say so instead. */
+const ALWAYS_SANDBOXED =
+  "no approval or allow rule can run it outside the sandbox here: the policy's denied-read paths keep every command sandboxed";
+
+function cliSuggestion(d: DenialData, command: readonly string[] | undefined): string {
+  const pinned = d.grant.sandboxAlwaysOn === true;
+  const orEscalate = pinned ? "" : ", or re-run with --escalate and approve it to run it outside the sandbox";
+  switch (d.cause) {
+    case "outside-writable-roots":
+    case "read-only-sandbox": {
+      const { writableRoot, broad, workspaceWrite } = d.grant;
+      const mode = workspaceWrite ? " --sandbox workspace-write" : "";
+      const first = d.paths[0];
+      if (writableRoot === undefined) {
+        // Under read-only, a path in the workspace needs only the mode (the explainer leaves the root out then).
+        if (workspaceWrite && first !== undefined && parentOf(first) !== "/") return `re-run with${mode} to let it write in the workspace`;
+        return `${first ?? "it"} lies directly under /, which cannot be a writable root: write somewhere else${orEscalate}`;
+      }
+      if (broad) {
+        const narrower = first && parentOf(first) === writableRoot ? `; or, if ${first} is a directory the tool needs, create it and re-run with --writable-root ${first}` : "";
+        return `re-run with${mode} --writable-root ${writableRoot} --allow-broad-workspace (this makes the whole of ${writableRoot} writable)${narrower}`;
+      }
+      return `re-run with${mode} --writable-root ${writableRoot} to allow writes there`;
+    }
+    case "protected-path": {
+      const name = d.grant.protectedName ?? "policy";
+      const what = name === "policy" ? "it holds" : `${name} holds`;
+      if (pinned) return `${what} ${protectedWhat(name)}, and --writable-root cannot change that; ${ALWAYS_SANDBOXED}`;
+      const rule = name === ".git" ? ruleExample(gitRulePattern(command)) : "prefix_rule(pattern=[...], decision=\"allow\")";
+      return `${what} ${protectedWhat(name)}, and --writable-root cannot change that; run the command outside the sandbox instead: allow it with a rule such as ${rule} in your rules file, or re-run with --escalate and approve it`;
+    }
+    case "denied-read-path":
+      return "the configuration hides it on purpose; no flag or approval lifts that, only a change to the denied-read paths";
+    case "unnamed-path":
+      return `find the directory it writes to and re-run with --writable-root DIR${orEscalate}`;
+    case "network-disabled":
+      return `re-run with --network on (there are no per-domain grants yet)${orEscalate}`;
+    case "seccomp":
+      return pinned ? `no flag lifts the filter, and ${ALWAYS_SANDBOXED}` : `no flag lifts the filter; allow the command with a rule${orEscalate}`;
+  }
+}
+
+function parentOf(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i <= 0 ? "/" : p.slice(0, i);
+}
+
+function modelSuggestion(d: DenialData, command: readonly string[] | undefined): string {
+  if (d.grant.sandboxAlwaysOn === true && d.cause !== "denied-read-path") {
+    const ask =
+      d.cause === "network-disabled"
+        ? "ask the user to turn network access on"
+        : d.grant.writableRoot
+          ? `ask the user to add ${d.grant.writableRoot} as a writable root`
+          : "ask the user";
+    return `${ALWAYS_SANDBOXED}; if the task needs it, ${ask}`;
+  }
+  switch (d.cause) {
+    case "outside-writable-roots":
+      return `if the task needs it, ${ESCALATE_MODEL}${d.grant.writableRoot ? ` (or ask the user to add ${d.grant.writableRoot} as a writable root)` : ""}`;
+    case "read-only-sandbox":
+      return `if the task needs to write, ${ESCALATE_MODEL} (or ask the user for the workspace-write sandbox)`;
+    case "protected-path": {
+      const name = d.grant.protectedName ?? "policy";
+      const thing = name === "policy" ? "this path" : name;
+      const rule = name === ".git" ? `; the user can also allow it with a rule such as ${ruleExample(gitRulePattern(command))}` : "";
+      return `${thing} cannot be made writable inside the sandbox; if the task needs it, ${ESCALATE_MODEL}${rule}`;
+    }
+    case "denied-read-path":
+      return "the user's configuration hides this path on purpose; do not work around it, ask the user if you need it";
+    case "unnamed-path":
+      return `if the task needs it, ${ESCALATE_MODEL}`;
+    case "network-disabled":
+      return `if the task needs the network, ${ESCALATE_MODEL} (or ask the user to turn network access on)`;
+    case "seccomp":
+      return `if the task needs it, ${ESCALATE_MODEL}`;
+  }
+}
+
+/** The summary clause and the suggestion of a denial, for `audience`. */
+export function denialText(d: DenialData, audience: DenialAudience, command?: readonly string[]): { summary: string; suggestion: string } {
+  return { summary: summaryOf(d), suggestion: audience === "cli" ? cliSuggestion(d, command) : modelSuggestion(d, command) };
+}

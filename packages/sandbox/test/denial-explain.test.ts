@@ -1,0 +1,239 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import {
+  computeWritableRoots,
+  denialForAudience,
+  explainSandboxDenial,
+  InvalidDenialEvidenceError,
+  SandboxDenialSchema,
+  sandboxDenialNote,
+  suggestWritableRoot,
+  type DenialEvidence,
+} from "../src/index.js";
+import { layout, tempDir, workspaceWrite } from "./helpers.js";
+
+const WS = "/work/ws";
+const roots = [
+  { root: WS, readOnlySubpaths: [`${WS}/.agents`, `${WS}/.codex`, `${WS}/.git`, `${WS}/.shellgate`, `${WS}/rules`], pinnedAncestors: [] },
+];
+
+function evidence(extra: Partial<DenialEvidence> = {}): DenialEvidence {
+  return {
+    exitCode: 1,
+    stdout: "",
+    stderr: "",
+    sandboxType: "linux",
+    isolation: "bwrap+seccomp",
+    policy: workspaceWrite(),
+    writableRoots: roots,
+    cwd: WS,
+    homeDir: "/home/me",
+    ...extra,
+  };
+}
+
+describe("explainSandboxDenial: filesystem", () => {
+  it.each([
+    ["coreutils touch", "touch: cannot touch '/etc/x': Read-only file system", "/etc/x"],
+    ["dash redirection", "sh: 1: cannot create /etc/x: Read-only file system", "/etc/x"],
+    ["bash redirection", "bash: line 1: /etc/x: Read-only file system", "/etc/x"],
+    ["mkdir with UTF-8 quotes", "mkdir: cannot create directory ‘/etc/xd’: Read-only file system", "/etc/xd"],
+    ["python", "OSError: [Errno 30] Read-only file system: '/etc/x'", "/etc/x"],
+    ["node", "Error: EROFS: read-only file system, open '/etc/x'", "/etc/x"],
+    ["npm", "npm error rofs EROFS: read-only file system, mkdir '/etc/npm/_cacache'", "/etc/npm/_cacache"],
+    ["node's recursive mkdir", "npm error enoent ENOENT: no such file or directory, mkdir '/etc/npm/_cacache'", "/etc/npm/_cacache"],
+  ])("%s: a write outside the roots names the path and the parent as the writable root", (_name, line, p) => {
+    const d = explainSandboxDenial(evidence({ stderr: `${line}\n` }), { audience: "cli" });
+    expect(d).toBeDefined();
+    expect(SandboxDenialSchema.parse(d)).toEqual(d);
+    expect(d).toMatchObject({ kind: "filesystem", cause: "outside-writable-roots", paths: [p], audience: "cli" });
+    const parent = p.slice(0, p.lastIndexOf("/"));
+    expect(d!.grant.writableRoot).toBe(parent);
+    expect(d!.suggestion).toContain(`--writable-root ${parent}`);
+    expect(d!.evidence.lines).toEqual([line]);
+  });
+
+  it("a relative path into .git is a protected path, read-only by design, with the allow rule and --escalate", () => {
+    const d = explainSandboxDenial(
+      evidence({ stderr: "fatal: Unable to create '/work/ws/.git/index.lock': Read-only file system.\n", command: ["git", "commit", "-m", "x"] }),
+      { audience: "cli" },
+    )!;
+    expect(d).toMatchObject({ cause: "protected-path", paths: [`${WS}/.git/index.lock`], grant: { protectedName: ".git", outsideSandboxOnly: true } });
+    expect(d.summary).toContain(".git is read-only in the sandbox by design");
+    expect(d.suggestion).toContain('prefix_rule(pattern=["git", "commit"], decision="allow")');
+    expect(d.suggestion).toContain("--escalate");
+    expect(d.suggestion).toContain("--writable-root cannot change that");
+    const rel = explainSandboxDenial(evidence({ stderr: "sh: 1: cannot create .git/foo: Read-only file system\n" }))!;
+    expect(rel.paths).toEqual([`${WS}/.git/foo`]);
+    expect(rel.suggestion).toContain('sandbox_permissions: "require_escalated"');
+  });
+
+  it("a protected rules path is named as such, and a read-only policy suggests workspace-write", () => {
+    const rules = explainSandboxDenial(evidence({ stderr: "bash: rules/default.rules: Read-only file system\n" }), { audience: "cli" })!;
+    expect(rules).toMatchObject({ cause: "protected-path", grant: { protectedName: "policy" } });
+    const ro = explainSandboxDenial(
+      evidence({ policy: { mode: "read-only", deniedReadPaths: [] }, writableRoots: [], stderr: "touch: cannot touch 'out.txt': Read-only file system\n" }),
+      { audience: "cli" },
+    )!;
+    expect(ro).toMatchObject({ cause: "read-only-sandbox", paths: [`${WS}/out.txt`] });
+    expect(ro.suggestion).toBe("re-run with --sandbox workspace-write to let it write in the workspace");
+  });
+
+  it("below the home directory it suggests the tool's own directory; directly in it, the home directory as a broad root", () => {
+    expect(suggestWritableRoot("/home/me/.npm/_cacache/tmp/x", "/home/me")).toEqual({ writableRoot: "/home/me/.npm" });
+    expect(suggestWritableRoot("/home/me/x", "/home/me")).toEqual({ writableRoot: "/home/me", broad: true });
+    expect(suggestWritableRoot("/x", "/home/me")).toEqual({});
+    expect(suggestWritableRoot("/home/x", "/home/me")).toEqual({ writableRoot: "/home", broad: true });
+    // A missing directory (node's mkdir -p names the deepest one) moves up to one that exists.
+    const existing = new Set(["/etc", "/home/me"]);
+    expect(suggestWritableRoot("/etc/a/b/c", "/home/me", (d) => existing.has(d))).toEqual({ writableRoot: "/etc" });
+    expect(suggestWritableRoot("/home/me/.npm/_cacache", "/home/me", (d) => existing.has(d))).toEqual({ writableRoot: "/home/me", broad: true });
+    expect(suggestWritableRoot("/opt/a/b", "/home/me", (d) => existing.has(d))).toEqual({});
+    const d = explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/home/me/x': Read-only file system\n" }), { audience: "cli" })!;
+    expect(d.suggestion).toContain("--writable-root /home/me --allow-broad-workspace");
+    const root = explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/x': Read-only file system\n" }), { audience: "cli" })!;
+    expect(root.grant.writableRoot).toBeUndefined();
+    expect(root.suggestion).toContain("directly under /");
+  });
+
+  it("is not explained when the evidence does not support it", () => {
+    // "Permission denied" on a file the workspace may write: the program's own failure (chmod 000, a test).
+    expect(explainSandboxDenial(evidence({ stderr: "cat: secret.txt: Permission denied\nbash: ./run.sh: Permission denied\n" }))).toBeUndefined();
+    // EACCES outside the roots under bwrap is the file's own permission: an unsandboxed run meets it too.
+    expect(explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/etc/shadow': Permission denied\n" }))).toBeUndefined();
+    // …while Landlock answers a refusal with EACCES.
+    expect(explainSandboxDenial(evidence({ isolation: "landlock+seccomp", stderr: "touch: cannot touch '/etc/x': Permission denied\n" }))?.paths).toEqual(["/etc/x"]);
+    // A plain failure, a success, an unsandboxed run, full access.
+    expect(explainSandboxDenial(evidence({ stderr: "FAIL test/a.test.ts\n" }))).toBeUndefined();
+    const ro = "touch: cannot touch '/etc/x': Read-only file system\n";
+    expect(explainSandboxDenial(evidence({ exitCode: 0, stderr: ro }))).toBeUndefined();
+    expect(explainSandboxDenial(evidence({ sandboxType: "none", stderr: ro }))).toBeUndefined();
+    expect(explainSandboxDenial(evidence({ policy: { mode: "danger-full-access" }, stderr: ro }))).toBeUndefined();
+    // Network wording while the network is on is the network's own failure.
+    expect(explainSandboxDenial(evidence({ policy: workspaceWrite({ networkAccess: true }), stderr: "curl: (6) Could not resolve host: example.com\n" }))).toBeUndefined();
+  });
+
+  it("a read-only file system error without a path is explained without one", () => {
+    const d = explainSandboxDenial(evidence({ stderr: "error: unable to create temporary file: Read-only file system\n" }))!;
+    expect(d).toMatchObject({ kind: "filesystem", cause: "unnamed-path", paths: [] });
+  });
+});
+
+describe("explainSandboxDenial: network and process", () => {
+  it.each([
+    ["curl", "curl: (6) Could not resolve host: example.com", ["example.com"]],
+    ["curl connect", "curl: (7) Failed to connect to 192.0.2.2 port 8080 after 0 ms: Couldn't connect to server", ["192.0.2.2"]],
+    ["wget", "wget: unable to resolve host address ‘example.com’", ["example.com"]],
+    ["node fetch", "  [cause]: Error: getaddrinfo EAI_AGAIN example.com", ["example.com"]],
+    ["node connect", "  [cause]: Error: connect EPERM 192.0.2.2:18077 - Local (undefined:undefined)", ["192.0.2.2:18077"]],
+    ["git", "fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com", ["github.com"]],
+    ["npm", "npm error request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org", ["registry.npmjs.org"]],
+    ["python", "socket.gaierror: [Errno -3] Temporary failure in name resolution", []],
+    ["go", "dial tcp: lookup proxy.golang.org on 10.0.0.1:53: dial udp 10.0.0.1:53: socket: operation not permitted", ["proxy.golang.org"]],
+  ])("%s with the network off", (_name, line, hosts) => {
+    const d = explainSandboxDenial(evidence({ exitCode: 6, stderr: `${line}\n` }), { audience: "cli" })!;
+    expect(d).toMatchObject({ kind: "network", cause: "network-disabled", paths: [], hosts, grant: { network: true } });
+    expect(d.suggestion).toContain("--network on");
+  });
+
+  it("a silent `getent hosts NAME` exiting 2 is read from the command, never from another exit code", () => {
+    for (const command of [["getent", "hosts", "example.com"], ["/bin/sh", "-c", "getent hosts example.com"], ["bash", "-lc", "getent ahosts example.com"]]) {
+      expect(explainSandboxDenial(evidence({ exitCode: 2, command }))?.hosts, command.join(" ")).toEqual(["example.com"]);
+    }
+    expect(explainSandboxDenial(evidence({ exitCode: 1, command: ["getent", "hosts", "example.com"] }))).toBeUndefined();
+    expect(explainSandboxDenial(evidence({ exitCode: 2, command: ["sh", "-c", "getent hosts a; make"] }))).toBeUndefined();
+  });
+
+  it("SIGSYS under the Linux sandbox is the seccomp filter", () => {
+    const d = explainSandboxDenial(evidence({ exitCode: 159, stderr: "sh: 1: ./probe: Bad system call\n" }))!;
+    expect(d).toMatchObject({ kind: "process", cause: "seccomp", evidence: { lines: ["sh: 1: ./probe: Bad system call"] } });
+    expect(explainSandboxDenial(evidence({ exitCode: 159, sandboxType: "seatbelt" }))).toBeUndefined();
+  });
+});
+
+describe("explainSandboxDenial: audiences, note and input errors", () => {
+  it("renders the same denial for the model and for the CLI", () => {
+    const model = explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/etc/x': Read-only file system\n" }))!;
+    expect(model.audience).toBe("model");
+    expect(model.suggestion).toContain('sandbox_permissions: "require_escalated"');
+    expect(model.suggestion).not.toContain("--writable-root");
+    const cli = denialForAudience(model, "cli");
+    expect(cli.suggestion).toBe("re-run with --writable-root /etc to allow writes there");
+    expect({ ...cli, suggestion: "", audience: "model" }).toEqual({ ...model, suggestion: "" });
+    expect(sandboxDenialNote(cli)).toBe(
+      "[shellgate] sandbox: writing to /etc/x was refused (read-only: outside the writable roots); re-run with --writable-root /etc to allow writes there",
+    );
+  });
+
+  it("under denied-read paths (every command stays sandboxed) it never offers a way outside the sandbox", () => {
+    const policy = workspaceWrite({ deniedReadPaths: ["/secret"] });
+    const fsDenial = explainSandboxDenial(evidence({ policy, stderr: "touch: cannot touch '/etc/x': Read-only file system\n" }))!;
+    expect(fsDenial.grant).toMatchObject({ writableRoot: "/etc", sandboxAlwaysOn: true });
+    expect(fsDenial.suggestion).not.toContain("require_escalated");
+    expect(fsDenial.suggestion).toContain("ask the user to add /etc as a writable root");
+    const git = explainSandboxDenial(evidence({ policy, stderr: "sh: 1: cannot create .git/x: Read-only file system\n" }), { audience: "cli" })!;
+    expect(git.suggestion).not.toMatch(/--escalate|prefix_rule/);
+    expect(git.suggestion).toContain("denied-read paths keep every command sandboxed");
+    const net = explainSandboxDenial(evidence({ policy, stderr: "curl: (6) Could not resolve host: example.com\n" }), { audience: "cli" })!;
+    expect(net.suggestion).toBe("re-run with --network on (there are no per-domain grants yet)");
+  });
+
+  it("rejects malformed evidence with a typed error naming the field", () => {
+    const bad = { ...evidence(), cwd: "relative" };
+    expect(() => explainSandboxDenial(bad)).toThrow(InvalidDenialEvidenceError);
+    expect(() => explainSandboxDenial(bad)).toThrow(/^cwd: must be an absolute path/);
+    try {
+      explainSandboxDenial({ ...evidence(), writableRoots: [{ root: 3 }] } as unknown as DenialEvidence);
+    } catch (error) {
+      expect((error as InvalidDenialEvidenceError).code).toBe("SANDBOX_INVALID_EVIDENCE");
+      expect((error as InvalidDenialEvidenceError).field).toBe("writableRoots.0.root");
+    }
+    expect.assertions(4);
+  });
+});
+
+// The lines above are copies; here the tools print them for real under a minimal bubblewrap view
+// (everything read-only, the workspace writable, its `.git` read-only), as the backend builds it.
+const bwrapWorks =
+  process.platform === "linux" && spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "true"]).status === 0;
+
+describe.skipIf(!bwrapWorks)("explainSandboxDenial on what real tools print under bubblewrap (skipped: needs a working bwrap)", () => {
+  it.each([
+    ["sh", ["sh", "-c", "echo x > /etc/sg-x"], "/etc/sg-x"],
+    ["bash", ["bash", "-c", "echo x > /etc/sg-x"], "/etc/sg-x"],
+    ["touch", ["touch", "/etc/sg-x"], "/etc/sg-x"],
+    ["mkdir", ["mkdir", "/etc/sg-d"], "/etc/sg-d"],
+    ["cp", ["cp", "/etc/hostname", "/etc/sg-x"], "/etc/sg-x"],
+    ["python3", ["python3", "-c", "open('/etc/sg-x', 'w')"], "/etc/sg-x"],
+    ["node", [process.execPath, "-e", "require('fs').writeFileSync('/etc/sg-x', '')"], "/etc/sg-x"],
+    ["node mkdir -p", [process.execPath, "-e", "require('fs').mkdirSync('/etc/sg-d/a', { recursive: true })"], "/etc/sg-d/a"],
+    ["git in .git", ["sh", "-c", "git init -q . 2>/dev/null; echo x > .git/config"], ".git/config"],
+  ])("%s", async (name, argv, expected) => {
+    const cwd = await tempDir();
+    await layout(cwd, { ".git/": "" });
+    const roots = await computeWritableRoots(workspaceWrite(), { cwd, env: {} });
+    const exists = spawnSync("sh", ["-c", `command -v ${argv[0]}`]).status === 0;
+    if (!exists) return; // the tool is not installed here
+    const r = spawnSync(
+      "bwrap",
+      ["--ro-bind", "/", "/", "--dev", "/dev", "--bind", cwd, cwd, "--ro-bind", `${cwd}/.git`, `${cwd}/.git`, "--chdir", cwd, "--", ...argv],
+      { encoding: "utf8" },
+    );
+    const d = explainSandboxDenial({
+      exitCode: r.status ?? 1,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      sandboxType: "linux",
+      isolation: "bwrap+seccomp",
+      policy: workspaceWrite(),
+      writableRoots: roots,
+      cwd,
+    });
+    const want = expected.startsWith("/") ? expected : `${cwd}/${expected}`;
+    expect(d?.paths, `${name}: ${r.stderr}`).toEqual([want]);
+    expect(d?.cause).toBe(expected.startsWith("/") ? "outside-writable-roots" : "protected-path");
+    // Control: the same command in a writable place is no denial at all.
+    const own = explainSandboxDenial({ exitCode: 1, stdout: "", stderr: r.stderr.replaceAll("/etc/", `${cwd}/`), sandboxType: "linux", isolation: "bwrap+seccomp", policy: workspaceWrite(), writableRoots: roots, cwd });
+    if (expected.startsWith("/")) expect(own).toBeUndefined();
+  });
+});
