@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Orchestrator, type ApprovalHandler } from "@shellgate/orchestrator";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
+import { createLinuxSandboxBackend, defaultProbeCacheFile } from "@shellgate/sandbox-linux";
 import type { PromptDecision, PromptRequest } from "./approval/types.js";
 import type { EffectiveConfig } from "./config/index.js";
 
@@ -45,9 +45,15 @@ export function createCliOrchestrator(
     // "Run for this session" only where the orchestrator outlives the call (the MCP server), not for
     // `shellgate exec`, whose one command is the whole session.
     sessionApprovals: options.sessionApprovals ?? false,
-    // Only when asked: the default backend refuses the weaker Landlock fallback.
-    ...(config.allowWeakerIsolation && process.platform === "linux"
-      ? { sandboxBackends: [createLinuxSandboxBackend({ allowWeakerIsolation: true })] }
+    // The capability probe (three process starts, most of a short command's latency) is kept on
+    // disk between CLI runs, as `shellgate sandbox` does; the backend holds its directory read-only
+    // inside the sandbox. The weaker Landlock fallback only when asked.
+    ...(process.platform === "linux"
+      ? {
+          sandboxBackends: [
+            createLinuxSandboxBackend({ allowWeakerIsolation: config.allowWeakerIsolation, probeCacheFile: defaultProbeCacheFile() }),
+          ],
+        }
       : {}),
   });
 }

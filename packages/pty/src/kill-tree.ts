@@ -1,4 +1,4 @@
-import treeKill from "tree-kill";
+import { createRequire } from "node:module";
 import {
   collectTree,
   groupHasLiveMembers,
@@ -12,11 +12,17 @@ import {
 
 const POLL_MS = 25;
 
+type TreeKill = (pid: number, signal: string, callback: () => void) => void;
+// Only the non-Linux path uses tree-kill; loaded on first use so Linux processes never load it.
+let treeKill: TreeKill | undefined;
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function treeKillAsync(pid: number, signal: NodeJS.Signals): Promise<void> {
   // tree-kill walks the tree with `ps`; it reports an error when the root is already gone, which is fine.
-  return new Promise((resolve) => treeKill(pid, signal, () => resolve()));
+  treeKill ??= createRequire(import.meta.url)("tree-kill") as TreeKill;
+  const kill = treeKill;
+  return new Promise((resolve) => kill(pid, signal, () => resolve()));
 }
 
 // Processes are remembered with their start time, so a pid that died and was reused by an unrelated

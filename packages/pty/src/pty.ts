@@ -1,4 +1,5 @@
-import { spawn as ptySpawn, type IPty } from "node-pty";
+import { createRequire } from "node:module";
+import type { IPty } from "node-pty";
 import { SpawnError } from "./errors.js";
 import { ManagedProcess, type Driver } from "./managed.js";
 import { assertPosix, precheckSpawn } from "./precheck.js";
@@ -9,6 +10,14 @@ import { resolvePtySpec, type PtySpec, type ResolvedPtySpec } from "./spec.js";
 import type { ExecResult, ProcessHandle } from "./types.js";
 
 const EOF_CHAR = "\x04";
+
+// node-pty is a native addon: loaded on the first PTY, so processes that only use pipes (one-shot
+// commands, the CLI's `exec`) never load it.
+let nodePty: typeof import("node-pty") | undefined;
+function loadNodePty(): typeof import("node-pty") {
+  nodePty ??= createRequire(import.meta.url)("node-pty") as typeof import("node-pty");
+  return nodePty;
+}
 
 class PtyProcess extends ManagedProcess {
   private readonly renderer: TerminalRenderer | undefined;
@@ -79,7 +88,7 @@ export function spawnPty(input: PtySpec): ProcessHandle {
   const [program, ...args] = spec.argv as [string, ...string[]];
   let term: IPty;
   try {
-    term = ptySpawn(program, args, {
+    term = loadNodePty().spawn(program, args, {
       name: spec.env.TERM ?? "xterm-256color",
       cols: spec.cols,
       rows: spec.rows,

@@ -1,6 +1,13 @@
-import xterm from "@xterm/headless";
+import { createRequire } from "node:module";
+import type * as Xterm from "@xterm/headless";
 
-const { Terminal } = xterm;
+// Loaded on the first renderer, not at import: xterm is ~300 KB that one-shot pipe commands (most
+// of them) never use, and every CLI start paid for compiling it.
+let terminalClass: typeof Xterm.Terminal | undefined;
+function loadTerminal(): typeof Xterm.Terminal {
+  terminalClass ??= (createRequire(import.meta.url)("@xterm/headless") as typeof Xterm).Terminal;
+  return terminalClass;
+}
 
 /** Size and history of a headless terminal. */
 export interface RenderOptions {
@@ -16,10 +23,11 @@ export interface RenderOptions {
  * colours disappear. Feed it bytes as they arrive; ask for the text at any time.
  */
 export class TerminalRenderer {
-  private readonly term: InstanceType<typeof Terminal>;
+  private readonly term: Xterm.Terminal;
   private disposed = false;
 
   constructor(options: RenderOptions = {}) {
+    const Terminal = loadTerminal();
     this.term = new Terminal({
       cols: options.cols ?? 80,
       rows: options.rows ?? 24,

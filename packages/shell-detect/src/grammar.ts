@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Language, Parser } from "web-tree-sitter";
+import type { Parser } from "web-tree-sitter";
 import { GrammarLoadError } from "./errors.js";
 
 let loading: Promise<Parser> | undefined;
@@ -16,6 +16,9 @@ async function load(): Promise<Parser> {
     throw new GrammarLoadError("tree-sitter-bash is not installed (cannot resolve tree-sitter-bash/tree-sitter-bash.wasm)", { cause });
   }
   try {
+    // Imported here, not at the top: a process that never splits a script (most one-shot argv
+    // commands) should not pay for loading the runtime.
+    const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init();
     const language = await Language.load(wasmPath);
     const parser = new Parser();
