@@ -186,4 +186,31 @@ describe.skipIf(!bwrapWorks)("shellgate exec explains sandbox denials (built bin
     expect(missing.code).toBe(2);
     expect(denialLines(missing)).toEqual([]);
   });
+
+  it("`find . -delete` in a workspace with no .codex: the held name is explained as protected, and nothing else was refused", async () => {
+    const ws = mkdtempSync(path.join(s.project, "fresh-"));
+    writeFileSync(path.join(ws, "junk"), "x");
+    const r = await exec(["--", "find", ".", "-delete"], s.env, ws);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Device or resource busy/);
+    const lines = denialLines(r);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/is read-only in the sandbox by design/);
+    expect(existsSync(path.join(ws, "junk"))).toBe(false); // the workspace's own files were deleted
+    // control: unsandboxed, the same command deletes everything and fails on nothing
+    const control = spawnSync("find", [".", "-delete"], { cwd: mkdtempSync(path.join(s.project, "control-")) });
+    expect(control.status).toBe(0);
+  });
+
+  it.skipIf(!existsSync("/usr/bin/python3"))("a raw Python socket refused with EPERM is the network being off; with --network on it connects", async () => {
+    const script = `import socket; socket.create_connection(("127.0.0.1", ${port}), timeout=5).close(); print("connected")`;
+    const denied = await exec(["--", "/usr/bin/python3", "-c", script]);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain("[Errno 1] Operation not permitted");
+    expect(denialLines(denied)).toHaveLength(1);
+    expect(denialLines(denied)[0]).toContain("--network on");
+    const ok = await exec(["--network", "on", "--", "/usr/bin/python3", "-c", script]);
+    expect(ok.stdout).toBe("connected\n");
+    expect(denialLines(ok)).toEqual([]);
+  });
 });

@@ -13,12 +13,27 @@ export const HELPER_NAME = "shellgate-sandbox-helper";
  * Only says where it is: the probe and every run check it with `checkHostBinary` before starting it.
  */
 export function locateHelper(): string | undefined {
-  const candidates = [fileURLToPath(new URL(`./native/${HELPER_NAME}`, import.meta.url))];
-  try {
-    const pkg = createRequire(import.meta.url).resolve("@shellgate/sandbox-linux/package.json");
-    candidates.push(join(dirname(pkg), "dist", "native", HELPER_NAME));
-  } catch {
-    // Not resolvable from here (unusual install layout): only the sibling location is known.
+  const sibling = fileURLToPath(new URL(`./native/${HELPER_NAME}`, import.meta.url));
+  if (existsSync(sibling)) return sibling;
+  const pkg = packageJsonPath();
+  const viaPackage = pkg ? join(dirname(pkg), "dist", "native", HELPER_NAME) : undefined;
+  return viaPackage && existsSync(viaPackage) ? viaPackage : undefined;
+}
+
+let resolvedPackageJson: string | null | undefined;
+
+/** This package's package.json, resolved once per process (the resolver's first use is not free). */
+function packageJsonPath(): string | undefined {
+  if (resolvedPackageJson === undefined) {
+    resolvedPackageJson = null;
+    try {
+      // The ESM resolver is already warm in an ESM process; the CommonJS one is the fallback.
+      resolvedPackageJson = typeof import.meta.resolve === "function"
+        ? fileURLToPath(import.meta.resolve("@shellgate/sandbox-linux/package.json"))
+        : createRequire(import.meta.url).resolve("@shellgate/sandbox-linux/package.json");
+    } catch {
+      // Not resolvable from here (unusual install layout): only the sibling location is known.
+    }
   }
-  return candidates.find((file) => existsSync(file));
+  return resolvedPackageJson ?? undefined;
 }

@@ -15,21 +15,30 @@
 // sandbox (of any process) holds a read lock on it through `bwrap --lock-file`, which
 // `/proc/locks` shows to the process deciding whether the directory can go.
 //
+// The lock only shows once a sandbox is set up, and between creating (or finding) a placeholder and
+// its bwrap taking the lock a run spends a process start. Another process's cleanup must not remove
+// the placeholder in that window (bwrap then fails: "Can't find source path"), so a run that finds
+// a placeholder already there touches its mtime, and a cleanup removes only a directory whose mtime
+// is still the one it recorded itself. A touched placeholder is left behind for a later run to
+// adopt, see below. The remaining window is that of one `lstat` and one `rmdir`.
+//
 // A run killed before its cleanup (SIGKILL of the host) leaves its placeholder behind. To tell such a
 // leftover from a user's own empty directory, placeholders are made with a mode no one gives an
 // empty configuration directory: 1755 (the sticky bit, meaningless on a directory only its owner
 // can write). A later run adopts a leftover that still carries exactly that mode, belongs to this
-// user, is empty and is locked by no sandbox, and removes it after its own run like one it made.
+// user, is empty, is locked by no sandbox and was last touched more than a minute ago (a younger one
+// may be another process's, about to be mounted), and removes it after its own run like one it made.
 // Inside a sandbox a placeholder is read-only, so a command cannot mark the user's own directory;
 // marking a directory under a name no sandbox holds gains it nothing but the removal of an empty
 // directory.
 import fs from "node:fs";
 import { LinuxSandboxError } from "./errors.js";
 
-/** Device and inode of a directory this process created. */
+/** Device and inode of a directory this process created, and the mtime it last gave it. */
 interface Identity {
   dev: bigint;
   ino: bigint;
+  mtimeNs: bigint;
 }
 
 interface Entry {
@@ -40,6 +49,9 @@ interface Entry {
 
 /** The mode that marks a directory as a placeholder this mechanism made (see the top of the file). */
 export const PLACEHOLDER_MODE = 0o1755;
+
+/** How long a marked, unlocked placeholder must have been untouched before a run may adopt it. */
+export const LEFTOVER_AGE_MS = 60_000;
 
 /** Placeholders in use by runs of this process, by path. */
 const entries = new Map<string, Entry>();
@@ -58,8 +70,25 @@ function leftover(dir: string): Identity | undefined {
     if (!stat.isDirectory() || Number(stat.mode & 0o7777n) !== PLACEHOLDER_MODE) return undefined;
     if (stat.uid !== BigInt(process.getuid?.() ?? -1)) return undefined;
     if (fs.readdirSync(dir).length > 0) return undefined;
-    const id = { dev: stat.dev, ino: stat.ino };
+    if (Date.now() - Number(stat.mtimeMs) < LEFTOVER_AGE_MS) return undefined;
+    const id = { dev: stat.dev, ino: stat.ino, mtimeNs: stat.mtimeNs };
     return isLocked(id) ? undefined : id;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Mark an existing placeholder as in use by this run: a new mtime tells the process that created it
+ * not to remove it at its cleanup. Returns the directory's identity after the touch. Failing to touch
+ * (another user's directory) leaves it as it is; its owner's cleanup then decides alone.
+ */
+function touch(dir: string): Identity | undefined {
+  try {
+    const now = new Date();
+    fs.utimesSync(dir, now, now);
+    const stat = fs.lstatSync(dir, { bigint: true });
+    return { dev: stat.dev, ino: stat.ino, mtimeNs: stat.mtimeNs };
   } catch {
     return undefined;
   }
@@ -70,8 +99,14 @@ function create(dir: string): Identity | undefined {
     fs.mkdirSync(dir, { mode: 0o755 });
   } catch (error) {
     // Already there (a leftover, the user's own empty directory, another process's placeholder):
-    // mount it all the same; only a leftover placeholder is ours to remove afterwards.
-    if (errno(error) === "EEXIST") return leftover(dir);
+    // mount it all the same; only a leftover placeholder is ours to remove afterwards. A marked one
+    // is touched either way, so that a process that made it does not remove it under this run.
+    if (errno(error) === "EEXIST") {
+      const adopted = leftover(dir);
+      const marked = isMarked(dir);
+      const touched = marked ? touch(dir) : undefined;
+      return adopted && touched && touched.dev === adopted.dev && touched.ino === adopted.ino ? touched : undefined;
+    }
     throw new LinuxSandboxError(
       "setup-failed",
       `cannot create the placeholder directory ${dir} that keeps a protected path from being created inside the sandbox (${errno(error) ?? String(error)})`,
@@ -85,7 +120,17 @@ function create(dir: string): Identity | undefined {
     // unmarked, it is still a sound placeholder; only a leftover of it would not be recognised
   }
   const stat = fs.lstatSync(dir, { bigint: true });
-  return { dev: stat.dev, ino: stat.ino };
+  return { dev: stat.dev, ino: stat.ino, mtimeNs: stat.mtimeNs };
+}
+
+/** Whether `dir` is a directory carrying the placeholder mark. */
+function isMarked(dir: string): boolean {
+  try {
+    const stat = fs.lstatSync(dir);
+    return stat.isDirectory() && (stat.mode & 0o7777) === PLACEHOLDER_MODE;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -123,7 +168,7 @@ function devNumbers(dev: bigint): string {
  * has it mounted. Unreadable `/proc/locks` counts as locked: a leftover empty directory is harmless,
  * detaching another sandbox's mount is not.
  */
-export function isLocked(id: Identity): boolean {
+export function isLocked(id: Pick<Identity, "dev" | "ino">): boolean {
   let table: string;
   try {
     table = fs.readFileSync("/proc/locks", "utf8");
@@ -138,6 +183,7 @@ function removeIfUnused(dir: string, id: Identity): void {
   try {
     const stat = fs.lstatSync(dir, { bigint: true });
     if (!stat.isDirectory() || stat.dev !== id.dev || stat.ino !== id.ino) return; // replaced: not ours any more
+    if (stat.mtimeNs !== id.mtimeNs) return; // touched by another process's run: in use, or about to be
     if (fs.readdirSync(dir).length > 0) return;
     if (isLocked(id)) return;
     fs.rmdirSync(dir);

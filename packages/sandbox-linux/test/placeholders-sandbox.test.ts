@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSandboxPolicy } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend } from "../src/index.js";
+import { LEFTOVER_AGE_MS } from "../src/placeholders.js";
 import { baseEnv, bwrapMissing, makeDirs, processWithArgsExists, run, runSandboxed, sh } from "./support.js";
 
 const bwrapSkip = await bwrapMissing();
@@ -113,7 +114,13 @@ describe.skipIf(bwrapSkip !== undefined)(`missing protected paths under bwrap${b
     expect(r.stdout).toContain("NO-CONFIG");
     expect(r.stdout).toContain("BLOCKED");
     expect(fs.readFileSync(path.join(ws, "after-crash"), "utf8")).toBe("ok\n");
-    // recognised by its mark as a placeholder left over, and removed after the run
+    // Just made, it could be another process's placeholder about to be mounted: it stays.
+    expect(fs.lstatSync(leftover).isDirectory()).toBe(true);
+    // A minute later it is recognised by its mark as a placeholder left over, and removed after the run.
+    const then = new Date(Date.now() - LEFTOVER_AGE_MS - 5_000);
+    fs.utimesSync(leftover, then, then);
+    const again = await runSandboxed(backend, sh("echo > .codex/config.toml || echo BLOCKED"), { mode: "workspace-write" }, ws);
+    expect(again.stdout).toContain("BLOCKED");
     expect(fs.existsSync(leftover)).toBe(false);
   });
 
@@ -162,5 +169,29 @@ describe.skipIf(bwrapSkip !== undefined)(`missing protected paths under bwrap${b
     expect(other.output()).toContain("done");
     expect(other.output()).not.toContain("CREATED");
     expect(fs.existsSync(path.join(ws, ".codex", "x"))).toBe(false);
+  });
+
+  it("runs of several processes at once in one workspace never lose a placeholder to each other's cleanup", async () => {
+    // Before placeholders were touched by the runs that find them, about one run in four here failed
+    // with "bwrap: Can't find source path …/.codex": another process's cleanup removed the directory
+    // between this run's check and its bwrap taking the lock.
+    const ws = workspace("ph-many");
+    const rounds = 4;
+    const script = "echo ran";
+    const results: Array<{ code: unknown; out: string }> = [];
+    for (let round = 0; round < rounds; round++) {
+      const others = Array.from({ length: 5 }, () => otherProcess(ws, script));
+      for (const o of others) results.push({ code: await o.exited, out: o.output() });
+    }
+    const failed = results.filter((r) => r.code !== 0 || !r.out.includes("ran"));
+    expect(failed.map((r) => r.out), "runs that failed").toEqual([]);
+    // every run was held: nothing created .codex/x, and any placeholder left behind is a marked empty one
+    for (const name of [".codex", ".shellgate", ".agents"]) {
+      const p = path.join(ws, name);
+      if (fs.existsSync(p)) {
+        expect(fs.readdirSync(p)).toEqual([]);
+        expect(fs.lstatSync(p).mode & 0o7777).toBe(0o1755);
+      }
+    }
   });
 });

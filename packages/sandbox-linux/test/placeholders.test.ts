@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LinuxSandboxError } from "../src/index.js";
-import { acquirePlaceholders, isLocked, PLACEHOLDER_MODE, releasePlaceholders } from "../src/placeholders.js";
+import { acquirePlaceholders, isLocked, LEFTOVER_AGE_MS, PLACEHOLDER_MODE, releasePlaceholders } from "../src/placeholders.js";
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "sg-placeholders-"));
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
@@ -58,14 +58,57 @@ describe("placeholder directories", () => {
     releasePlaceholders([dir]);
   });
 
-  it("adopt a leftover placeholder (marked, empty, locked by no one) and remove it after the run", () => {
+  /** What a run killed before its cleanup leaves: a marked empty directory, untouched for `ageMs`. */
+  function markedPlaceholder(ageMs: number): string {
     const dir = fresh();
     fs.mkdirSync(dir);
-    fs.chmodSync(dir, PLACEHOLDER_MODE); // what a run killed before its cleanup leaves
+    fs.chmodSync(dir, PLACEHOLDER_MODE);
+    const then = new Date(Date.now() - ageMs);
+    fs.utimesSync(dir, then, then);
+    return dir;
+  }
+
+  it("adopt a leftover placeholder (marked, empty, locked by no one, untouched for a while) and remove it after the run", () => {
+    const dir = markedPlaceholder(LEFTOVER_AGE_MS + 5_000);
     acquirePlaceholders([dir]);
     expect(fs.lstatSync(dir).isDirectory()).toBe(true);
     releasePlaceholders([dir]);
     expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("never adopt a fresh marked placeholder: another process may have made it and not mounted it yet", () => {
+    const dir = markedPlaceholder(1_000);
+    acquirePlaceholders([dir]);
+    releasePlaceholders([dir]);
+    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
+    // control: the same directory, old enough, is adopted and removed
+    const old = markedPlaceholder(LEFTOVER_AGE_MS + 5_000);
+    acquirePlaceholders([old]);
+    releasePlaceholders([old]);
+    expect(fs.existsSync(old)).toBe(false);
+  });
+
+  it("touch a placeholder they find, so that the process that made it leaves it alone", () => {
+    const dir = markedPlaceholder(1_000);
+    const before = fs.lstatSync(dir, { bigint: true }).mtimeNs;
+    acquirePlaceholders([dir]);
+    expect(fs.lstatSync(dir, { bigint: true }).mtimeNs).not.toBe(before);
+    releasePlaceholders([dir]);
+  });
+
+  it("are left by the run that made them when another process's run touched them meanwhile", () => {
+    const dir = fresh();
+    acquirePlaceholders([dir]);
+    // another process found it and marked it as in use (what its acquirePlaceholders does)
+    const later = new Date(Date.now() + 2_000);
+    fs.utimesSync(dir, later, later);
+    releasePlaceholders([dir]);
+    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
+    // control: untouched, the same run's cleanup removes it
+    const untouched = fresh();
+    acquirePlaceholders([untouched]);
+    releasePlaceholders([untouched]);
+    expect(fs.existsSync(untouched)).toBe(false);
   });
 
   it("never adopt a marked directory that is not empty, nor one with any other mode", () => {
@@ -156,9 +199,7 @@ describe("placeholder directories", () => {
   it.skipIf(!fs.existsSync("/usr/bin/flock") || !fs.existsSync("/proc/locks"))(
     "never adopt a marked directory another process's sandbox holds locked (it is in use, not left over)",
     async () => {
-      const dir = fresh();
-      fs.mkdirSync(dir);
-      fs.chmodSync(dir, PLACEHOLDER_MODE);
+      const dir = markedPlaceholder(LEFTOVER_AGE_MS + 5_000); // old enough: only the lock keeps it
       const holder = spawn("/usr/bin/flock", ["--shared", dir, "cat"], { stdio: ["pipe", "ignore", "ignore"] });
       const exited = new Promise((resolve) => holder.on("close", resolve));
       try {

@@ -4,8 +4,11 @@
  * under a given policy is decided in `denial-explain.ts`.
  */
 
-/** Which refusal errno a message line shows. */
-export type RefusalErrno = "EROFS" | "EACCES" | "EPERM";
+/**
+ * Which refusal errno a message line shows. EBUSY is the answer for removing or renaming a mount
+ * point, which is what the sandbox makes of a protected name (`.codex`) inside a writable root.
+ */
+export type RefusalErrno = "EROFS" | "EACCES" | "EPERM" | "EBUSY";
 
 /** One output line that names a refused filesystem operation. */
 export interface FilesystemMark {
@@ -32,7 +35,7 @@ const MAX_MARK_LINES = 200;
 const NODE_MKDIR_ENOENT = /\bENOENT: no such file or directory, mkdir '/;
 
 const FS_LINE = new RegExp(
-  `read-only file system|permission denied|operation not permitted|\\bE(?:ROFS|ACCES|PERM)\\b|\\[Errno (?:1|13|30)\\]|${NODE_MKDIR_ENOENT.source}`,
+  `read-only file system|permission denied|operation not permitted|device or resource busy|\\bE(?:ROFS|ACCES|PERM|BUSY)\\b|\\[Errno (?:1|13|16|30)\\]|${NODE_MKDIR_ENOENT.source}`,
   "i",
 );
 
@@ -40,13 +43,14 @@ function errnoOf(line: string): RefusalErrno | undefined {
   if (/read-only file system|\bEROFS\b|\[Errno 30\]/i.test(line) || NODE_MKDIR_ENOENT.test(line)) return "EROFS";
   if (/permission denied|\bEACCES\b|\[Errno 13\]/i.test(line)) return "EACCES";
   if (/operation not permitted|\bEPERM\b|\[Errno 1\]/i.test(line)) return "EPERM";
+  if (/device or resource busy|\bEBUSY\b|\[Errno 16\]/i.test(line)) return "EBUSY";
   return undefined;
 }
 
 // Quotes as coreutils (ASCII or, in UTF-8 locales, ‘…’), python, node and git print them.
 const QUOTED = /['‘`"]([^'’`"\n]{1,4096})['’`"]/g;
 // `sh: 1: cannot create /etc/x: Read-only file system`, `bash: /etc/x: …`, `tee: /etc/x: …`, `.git/config: …`.
-const BEFORE_ERROR = /(?:^|[\s(])([^\s'"‘’`:()]+): (?:read-only file system|permission denied|operation not permitted)/gi;
+const BEFORE_ERROR = /(?:^|[\s(])([^\s'"‘’`:()]+): (?:read-only file system|permission denied|operation not permitted|device or resource busy)/gi;
 
 function looksLikePath(text: string): boolean {
   if (text.length === 0 || /[\0\n]/.test(text)) return false;
@@ -136,6 +140,23 @@ export function networkMarks(texts: readonly string[]): NetworkMark[] {
     marks.push({ line, hosts: [...hosts] });
   }
   return marks;
+}
+
+// Python prints a refused socket()/connect() as a bare EPERM; only the traceback says it was a socket.
+const PY_EPERM = /\[Errno 1\] Operation not permitted/;
+const PY_SOCKET_FRAME = /socket\.py|create_connection|\bsocket\.socket\(|\.connect(?:_ex)?\(/;
+
+/**
+ * The line of a Python traceback that ends in EPERM from a socket call (the filter refuses
+ * `socket()` while the network is off), or undefined.
+ */
+export function pythonSocketRefusal(texts: readonly string[]): string | undefined {
+  for (const text of texts) {
+    if (!text || !PY_EPERM.test(text) || !PY_SOCKET_FRAME.test(text)) continue;
+    const line = text.split("\n").find((l) => PY_EPERM.test(l));
+    if (line) return line.replace(/\r$/, "");
+  }
+  return undefined;
 }
 
 const GETENT = /^\s*getent\s+(?:hosts|ahosts|ahostsv4|ahostsv6)\s+(\S+)\s*$/;

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { PROTECTED_METADATA_NAMES } from "./carve-outs.js";
-import { evidenceLine, filesystemMarks, networkMarks, silentLookupHost, type FilesystemMark, type RefusalErrno } from "./denial-evidence.js";
+import { evidenceLine, filesystemMarks, networkMarks, pythonSocketRefusal, silentLookupHost, type FilesystemMark, type RefusalErrno } from "./denial-evidence.js";
 import { denialText, type DenialAudience } from "./denial-text.js";
 import { InvalidDenialEvidenceError } from "./errors.js";
 import { isPathWithin } from "./paths.js";
@@ -127,7 +127,8 @@ type Refused = { path: string; cause: "outside-writable-roots" | "protected-path
 function refusalErrnos(sandboxType: string, isolation: string | undefined): ReadonlySet<RefusalErrno> {
   // bwrap mounts everything outside the roots (and the carve-outs) read-only, so its refusals are
   // EROFS; an EACCES there is the file's own permissions, which an unsandboxed run meets as well.
-  if (sandboxType === "linux" && isolation?.startsWith("bwrap")) return new Set(["EROFS"]);
+  // EBUSY: removing or renaming a protected name, which bwrap holds with a mount point.
+  if (sandboxType === "linux" && isolation?.startsWith("bwrap")) return new Set(["EROFS", "EBUSY"]);
   if (sandboxType === "linux") return new Set(["EROFS", "EACCES"]); // Landlock answers EACCES
   if (sandboxType === "seatbelt") return new Set(["EROFS", "EPERM"]);
   return new Set(["EROFS", "EACCES", "EPERM"]);
@@ -215,6 +216,8 @@ function filesystemDenial(
     for (const printed of mark.paths) {
       const r = classify(resolvePrinted(printed, ev.cwd, ev.homeDir), ev);
       if (!r) continue;
+      // A busy mount point is the sandbox's only where it holds a protected name.
+      if (mark.errno === "EBUSY" && r.cause !== "protected-path") continue;
       used = true;
       if (!refused.some((x) => x.path === r.path)) refused.push(r);
     }
@@ -270,12 +273,13 @@ function evidenceOf(ev: z.infer<typeof DenialEvidenceSchema>, lines: readonly st
  * something; `undefined` otherwise. Pure: it reads only its input (no files, no processes).
  *
  * The evidence it accepts, in this order:
- * 1. paths printed next to a refusal errno (EROFS under bwrap; EACCES/EPERM too under Landlock,
+ * 1. paths printed next to a refusal errno (EROFS under bwrap, and EBUSY for a protected name it
+ *    holds with a mount point; EACCES/EPERM too under Landlock,
  *    Seatbelt and Windows), resolved against `cwd`, that the policy does not let the command write:
  *    outside every writable root, inside a read-only carve-out, under the `read-only` policy, or
  *    inside a denied-read path. A path the policy lets it write is never blamed on the sandbox;
- * 2. resolver and connect errors, or a silent `getent hosts NAME` exiting 2, while the policy keeps
- *    the network off;
+ * 2. resolver and connect errors, a Python traceback ending in EPERM from a socket call, or a
+ *    silent `getent hosts NAME` exiting 2, while the policy keeps the network off;
  * 3. death by SIGSYS (exit 159 under the Linux sandbox): the seccomp filter;
  * 4. a read-only file system error that names no path.
  * Nothing is explained for an unsandboxed run or a successful one.
@@ -302,10 +306,13 @@ function networkDenial(ev: z.infer<typeof DenialEvidenceSchema>, texts: string[]
   const hosts = [...new Set(marks.flatMap((m) => m.hosts))];
   const lines = marks.map((m) => m.line);
   if (marks.length === 0) {
+    const pySocket = pythonSocketRefusal(texts);
     const host = ev.exitCode === 2 && ev.stdout.trim() === "" ? silentLookupHost(ev.command) : undefined;
-    if (host === undefined) return undefined;
-    hosts.push(host);
-    lines.push(`getent hosts ${host}: exit 2, no answer`);
+    if (pySocket !== undefined) lines.push(pySocket);
+    else if (host !== undefined) {
+      hosts.push(host);
+      lines.push(`getent hosts ${host}: exit 2, no answer`);
+    } else return undefined;
   }
   return {
     kind: "network",

@@ -119,6 +119,23 @@ describe("explainSandboxDenial: filesystem", () => {
   });
 });
 
+describe("explainSandboxDenial: busy protected names", () => {
+  it("removing a protected name (a mount point: EBUSY) is explained as a protected path", () => {
+    const line = "find: cannot delete './.codex': Device or resource busy";
+    const d = explainSandboxDenial(evidence({ stderr: `${line}\n`, command: ["find", ".", "-delete"] }), { audience: "cli" })!;
+    expect(d).toMatchObject({ kind: "filesystem", cause: "protected-path", paths: [`${WS}/.codex`], grant: { protectedName: ".codex" } });
+    const rm = explainSandboxDenial(evidence({ stderr: "rm: cannot remove '.git': Device or resource busy\n" }))!;
+    expect(rm).toMatchObject({ cause: "protected-path", paths: [`${WS}/.git`] });
+  });
+
+  it("EBUSY anywhere else is not the sandbox's (a busy device, an unrelated mount)", () => {
+    expect(explainSandboxDenial(evidence({ stderr: "umount: /mnt/usb: target is busy; rmdir: failed to remove '/mnt/usb': Device or resource busy\n" }))).toBeUndefined();
+    expect(explainSandboxDenial(evidence({ stderr: "rm: cannot remove 'build/out': Device or resource busy\n" }))).toBeUndefined();
+    // nor under Landlock, which holds no names with mount points
+    expect(explainSandboxDenial(evidence({ isolation: "landlock+seccomp", stderr: "find: cannot delete './.codex': Device or resource busy\n" }))).toBeUndefined();
+  });
+});
+
 describe("explainSandboxDenial: network and process", () => {
   it.each([
     ["curl", "curl: (6) Could not resolve host: example.com", ["example.com"]],
@@ -134,6 +151,22 @@ describe("explainSandboxDenial: network and process", () => {
     const d = explainSandboxDenial(evidence({ exitCode: 6, stderr: `${line}\n` }), { audience: "cli" })!;
     expect(d).toMatchObject({ kind: "network", cause: "network-disabled", paths: [], hosts, grant: { network: true } });
     expect(d.suggestion).toContain("--network on");
+  });
+
+  it("a Python traceback ending in EPERM from a socket call is the network being off; EPERM alone is not", () => {
+    const traceback = [
+      "Traceback (most recent call last):",
+      '  File "<string>", line 1, in <module>',
+      '  File "/usr/lib/python3.11/socket.py", line 836, in create_connection',
+      "    sock = socket(af, socktype, proto)",
+      "PermissionError: [Errno 1] Operation not permitted",
+    ].join("\n");
+    const d = explainSandboxDenial(evidence({ stderr: `${traceback}\n` }), { audience: "cli" })!;
+    expect(d).toMatchObject({ kind: "network", cause: "network-disabled", grant: { network: true } });
+    expect(d.evidence.lines).toEqual(["PermissionError: [Errno 1] Operation not permitted"]);
+    // control: the same error from os.chmod, and the same traceback with the network on
+    expect(explainSandboxDenial(evidence({ stderr: "PermissionError: [Errno 1] Operation not permitted: 'x'\n" }))).toBeUndefined();
+    expect(explainSandboxDenial(evidence({ stderr: traceback, policy: workspaceWrite({ networkAccess: true }) }))).toBeUndefined();
   });
 
   it("a silent `getent hosts NAME` exiting 2 is read from the command, never from another exit code", () => {
