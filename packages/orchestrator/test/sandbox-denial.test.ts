@@ -42,7 +42,11 @@ afterEach(async () => {
 });
 
 async function create(ws: Workspace, options: OrchestratorOptions): Promise<{ orch: Orchestrator; events: OrchestratorEvent[] }> {
-  const orch = await Orchestrator.create({ cwd: ws.dir, hostEnv: ws.hostEnv, shell: "/bin/bash", approvalPolicy: "never", ...options });
+  // on-request with a person who would be asked: sandboxed commands run without asking, and an
+  // escalation is a way out the model can take (where no one can approve, the note says so instead).
+  const orch = await Orchestrator.create({
+    cwd: ws.dir, hostEnv: ws.hostEnv, shell: "/bin/bash", approvalPolicy: "on-request", approvalHandler: async () => "denied", ...options,
+  });
   orchestrators.push(orch);
   const events: OrchestratorEvent[] = [];
   orch.on((e) => events.push(e));
@@ -118,6 +122,18 @@ describe.skipIf(!sandbox.available)(`sandbox denials explained through the orche
     expect(ok.content).toContain("Exit code: 0\n");
     expect(outputSection(ok.content)).toBe("pong\n");
     expect(ok.sandboxDenial).toBeUndefined();
+  });
+
+  it("where no one can approve (approval policy never), the note sends the model to the user instead of to an escalation", async () => {
+    const ws = await workspace();
+    const dir = await outsideDir();
+    const { orch } = await create(ws, { approvalPolicy: "never", sandboxPolicy: { mode: "workspace-write" } });
+    const denied = await call(orch, "shell_command", { command: `touch ${dir}/x`, login: false });
+    expect(denied.sandboxDenial?.grant.noApprover).toBe(true);
+    expect(noteLines(denied)).toEqual([
+      `[shellgate] sandbox: writing to ${dir}/x was refused (read-only: outside the writable roots); no one can approve running it outside the sandbox here; ` +
+        `if the task needs it, ask the user to add ${dir} as a writable root`,
+    ]);
   });
 
   it("no explanation for a command's own failure, even one that prints `Permission denied` about a workspace file", async () => {

@@ -81,6 +81,11 @@ export const SandboxDenialGrantSchema = z.strictObject({
   sandboxAlwaysOn: z.boolean().optional(),
   /** For a protected path: which protected name (`.git`, `.codex`, …), or `policy` for a rules/config path. */
   protectedName: z.string().optional(),
+  /**
+   * No one can approve a run outside the sandbox where this ran (no approver, or the approval
+   * policy `never`): the way out is the user's to take, so the model is told to ask them.
+   */
+  noApprover: z.boolean().optional(),
 });
 export type SandboxDenialGrant = z.infer<typeof SandboxDenialGrantSchema>;
 
@@ -117,6 +122,12 @@ export interface ExplainOptions {
    * writable root must exist. Without it the function stays free of I/O and assumes it does.
    */
   directoryExists?: (dir: string) => boolean;
+  /**
+   * Whether a person can approve running the command outside the sandbox where it ran (default
+   * true). When false the denial carries `grant.noApprover`, and the model is not told to ask for
+   * an escalation no one can grant.
+   */
+  approvalAvailable?: boolean;
 }
 
 const MAX_LISTED = 5;
@@ -297,6 +308,7 @@ export function explainSandboxDenial(input: DenialEvidence, options: ExplainOpti
   if ((ev.policy.mode === "read-only" || ev.policy.mode === "workspace-write") && ev.policy.deniedReadPaths.length > 0) {
     found.grant.sandboxAlwaysOn = true;
   }
+  if (options.approvalAvailable === false) found.grant.noApprover = true;
   return withText(found, audience, ev.command);
 }
 

@@ -110,15 +110,20 @@ function parentOf(p: string): string {
   return i <= 0 ? "/" : p.slice(0, i);
 }
 
+const NO_APPROVER = "no one can approve running it outside the sandbox here";
+
 function modelSuggestion(d: DenialData, command: readonly string[] | undefined): string {
-  if (d.grant.sandboxAlwaysOn === true && d.cause !== "denied-read-path") {
+  const pinned = d.grant.sandboxAlwaysOn === true;
+  if ((pinned || d.grant.noApprover === true) && d.cause !== "denied-read-path") {
     const ask =
       d.cause === "network-disabled"
         ? "ask the user to turn network access on"
         : d.grant.writableRoot
           ? `ask the user to add ${d.grant.writableRoot} as a writable root`
-          : "ask the user";
-    return `${ALWAYS_SANDBOXED}; if the task needs it, ${ask}`;
+          : !pinned && (d.cause === "protected-path" || d.cause === "seccomp")
+            ? "ask the user to run it themselves or to allow it with a rule"
+            : "ask the user";
+    return `${pinned ? ALWAYS_SANDBOXED : NO_APPROVER}; if the task needs it, ${ask}`;
   }
   switch (d.cause) {
     case "outside-writable-roots":

@@ -198,6 +198,19 @@ describe("explainSandboxDenial: audiences, note and input errors", () => {
     );
   });
 
+  it("where no one can approve, the model is sent to the user instead of to an escalation (the CLI text keeps its flags)", () => {
+    const ev = evidence({ stderr: "touch: cannot touch '/etc/x': Read-only file system\n" });
+    const model = explainSandboxDenial(ev, { approvalAvailable: false })!;
+    expect(model.grant.noApprover).toBe(true);
+    expect(model.suggestion).toBe("no one can approve running it outside the sandbox here; if the task needs it, ask the user to add /etc as a writable root");
+    const git = explainSandboxDenial(evidence({ stderr: "fatal: Unable to create '/work/ws/.git/index.lock': Read-only file system.\n" }), { approvalAvailable: false })!;
+    expect(git.suggestion).toContain("ask the user to run it themselves or to allow it with a rule");
+    expect(git.suggestion).not.toContain("require_escalated");
+    expect(denialForAudience(model, "cli").suggestion).toContain("--writable-root /etc");
+    // control: with an approver the model is told how to escalate
+    expect(explainSandboxDenial(ev)!.suggestion).toContain('sandbox_permissions: "require_escalated"');
+  });
+
   it("under denied-read paths (every command stays sandboxed) it never offers a way outside the sandbox", () => {
     const policy = workspaceWrite({ deniedReadPaths: ["/secret"] });
     const fsDenial = explainSandboxDenial(evidence({ policy, stderr: "touch: cannot touch '/etc/x': Read-only file system\n" }))!;

@@ -26,9 +26,10 @@ ${CONFIG_OPTIONS_HELP}
 
 ${CONFIG_FILES_HELP}
 
-Approval: when a person must decide, shellgate asks on the terminal (run once / for this session /
-always allow the prefix / deny / abort). Without a terminal (stdin not a TTY) it refuses instead of
-waiting, with exit code 126.
+Approval: when a person must decide, shellgate asks on the terminal and says why (run once / always
+allow the prefix, which adds an allow rule so matching commands run without the sandbox / deny /
+abort; "run for this session" is only for \`shellgate mcp\`, whose session outlives one command).
+Without a terminal (stdin not a TTY) it refuses instead of waiting, with exit code 126.
 
 ${exitCodesHelp("exec")}
 

@@ -25,6 +25,33 @@ export function mcpToolAnnotations(name: (typeof MCP_TOOLS)[number], networkInSa
   return { title: TITLES[name], readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: networkInSandbox };
 }
 
+/** What a tool call returns: the model's text, plus the facts the server also sends as structured content. */
+export interface ToolHostOutput {
+  content: string;
+  success: boolean;
+  exitCode?: number | null;
+  sessionId?: number;
+  fullOutputPath?: string;
+  sandboxRetry?: string;
+  /** The explained sandbox denial (`@shellgate/sandbox`'s `SandboxDenial`), written for the model. */
+  sandboxDenial?: object;
+  error?: { code: string; message: string; field?: string };
+}
+
+/** The keys of a tool result that go into MCP `structuredContent`, when the call produced any of them. */
+const STRUCTURED_KEYS = ["exitCode", "sessionId", "fullOutputPath", "sandboxRetry", "sandboxDenial", "error"] as const;
+
+/**
+ * The machine-readable part of a result (MCP `structuredContent`): the exit code, session id, the
+ * file with the full output, the explained sandbox denial and the error code, so a client can act
+ * on them without parsing the text. Undefined when there is nothing to add.
+ */
+export function structuredResult(output: ToolHostOutput): Record<string, unknown> | undefined {
+  const structured: Record<string, unknown> = {};
+  for (const key of STRUCTURED_KEYS) if (output[key] !== undefined) structured[key] = output[key];
+  return Object.keys(structured).length > 0 ? structured : undefined;
+}
+
 /** What the server needs from an orchestrator session (the Orchestrator class fits it). */
 export interface ToolHost {
   /** MCP-format definitions (`{ name, description, inputSchema }`); other shapes are ignored. */
@@ -32,7 +59,7 @@ export interface ToolHost {
   handleToolCall(
     call: { name: string; arguments: Record<string, unknown> },
     options?: { signal?: AbortSignal },
-  ): Promise<{ content: string; success: boolean }>;
+  ): Promise<ToolHostOutput>;
   close(): Promise<void>;
   /** The sandbox policy commands run under; decides `openWorldHint` (absent: the network counts as possibly on). */
   readonly sandboxPolicy?: SandboxPolicy;
@@ -105,10 +132,17 @@ export async function startMcpServer(options: {
         { name, arguments: request.params.arguments ?? {} },
         { signal: extra.signal },
       );
-      return { isError: !output.success, content: [{ type: "text", text: output.content }] };
+      const structuredContent = structuredResult(output);
+      return { isError: !output.success, content: [{ type: "text", text: output.content }], ...(structuredContent ? { structuredContent } : {}) };
     } catch (error) {
       // Refusals (forbidden, rejected, invalid arguments…) are results the model reads, not protocol errors.
-      return { isError: true, content: [{ type: "text", text: describeError(error) }] };
+      const code = (error as { code?: unknown } | null)?.code;
+      const text = describeError(error);
+      return {
+        isError: true,
+        content: [{ type: "text", text }],
+        ...(typeof code === "string" ? { structuredContent: { error: { code, message: text } } } : {}),
+      };
     }
   });
 

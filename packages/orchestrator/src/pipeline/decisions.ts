@@ -68,6 +68,7 @@ export async function explainAttempt(
   env: Pick<ExecEnv, "sandboxType" | "isolation">,
   probe: ExecProbe,
   options: TransformOptions,
+  approvalAvailable = true,
 ): Promise<SandboxDenial | undefined> {
   if (env.sandboxType === "none" || probe.exitCode === 0 || probe.timedOut) return undefined;
   try {
@@ -91,7 +92,7 @@ export async function explainAttempt(
         command: [...request.argv],
         homeDir: os.homedir(),
       },
-      { audience: "model", directoryExists },
+      { audience: "model", directoryExists, approvalAvailable },
     );
   } catch {
     return undefined;

@@ -107,7 +107,7 @@ export class ExecPipeline {
     trace.attempts = 1;
     // The first attempt's explained denial; reported only while that attempt's result is the answer.
     const denial = first.result.probe
-      ? await explainAttempt(ctx.sandboxPolicy, request, first.env, first.result.probe, first.options)
+      ? await explainAttempt(ctx.sandboxPolicy, request, first.env, first.result.probe, first.options, canEscalate(ctx))
       : undefined;
     const done = (result: LaunchResult<T>, env: ExecEnv, retried: boolean, sandboxDenied: boolean): PipelineOutcome<T> => ({
       value: result.value,
@@ -219,6 +219,11 @@ function isProgramMissing(error: unknown, program: string | undefined): boolean 
     e !== null && typeof e === "object" && e.code === "PTY_SPAWN_FAILED" && e.errno === "ENOENT" && e.program === program &&
     typeof e.message === "string" && !e.message.includes("working directory")
   );
+}
+
+/** Whether a person could approve running a command outside the sandbox in this session. */
+function canEscalate(ctx: PipelineContext): boolean {
+  return ctx.approvalHandler !== undefined && ctx.approvalPolicy !== "never";
 }
 
 function outcomeOf(error: unknown, signal: AbortSignal | undefined): DecisionTrace["outcome"] {
