@@ -21,6 +21,12 @@ describe("shellgate check names how an unmatched segment is judged (built bin)",
     expect(r.stdout).not.toContain("heuristic: unknown");
   });
 
+  it("a command that runs without asking says \"always allow\" applies only if a person is asked later", async () => {
+    const r = await run("check", "--rules", rules, "cargo build");
+    expect(r.stdout).toContain("requirement: skip");
+    expect(r.stdout).toContain('  if a person is asked later (a retry or an escalation), "always allow" would add: prefix_rule(pattern=["cargo", "build"]');
+  });
+
   it("says when an unmatched command runs without a sandbox, or asks under untrusted", async () => {
     const full = await run("check", "--sandbox", "danger-full-access", "cargo", "build");
     expect(full.stdout).toContain("  1. cargo build\n     no rule; runs WITHOUT a sandbox (sandbox mode danger-full-access)\n");

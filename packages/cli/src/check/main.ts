@@ -168,7 +168,9 @@ export function explain(
   }
   if (r.kind !== "skip" && r.reason) lines.push(`  reason: ${r.reason}`);
   if (r.kind !== "forbidden" && r.proposedAmendment) {
-    lines.push(`  "always allow" would add: ${formatAllowPrefixRule(r.proposedAmendment).trimEnd()}`);
+    // A command that runs without asking is offered "always allow" only if a person is asked later.
+    const when = r.kind === "skip" ? "if a person is asked later (a retry or an escalation), " : "";
+    lines.push(`  ${when}"always allow" would add: ${formatAllowPrefixRule(r.proposedAmendment).trimEnd()}`);
   }
   if (networkRules.length > 0) {
     const where = [...new Set(networkRules.map((n) => `${n.source.file}:${n.source.line}`))].join(", ");
