@@ -194,8 +194,10 @@ describe.skipIf(skip !== undefined)(`the filesystem view through the CLI${skip ?
       const first = await exec([attack], ws, env);
       expect(first.code).not.toBe(0);
       expect(fs.existsSync(entry)).toBe(false);
-      // the placeholder that held `cache` is gone again
-      expect(fs.existsSync(path.join(ws, "cache"))).toBe(false);
+      // the placeholder that held the missing policy cache is gone again (`cache/shellgate` itself is
+      // real: the sandbox's capability probe is kept there, made on the host before the run)
+      expect(fs.existsSync(path.join(ws, "cache", "shellgate", "execpolicy"))).toBe(false);
+      expect(fs.readdirSync(path.join(ws, "cache", "shellgate"))).toEqual(["linux-sandbox-probe.json"]);
     });
   });
 
