@@ -2,12 +2,12 @@
 // real pseudo-terminal, and the on-failure messages with and without a terminal.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
-import { spawnPty, type ProcessHandle } from "@shellgate/pty";
+
 import { SandboxManager } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { amendmentEffect, choicesFor, elicitationMessage, renderHeader, renderMenu, type PromptRequest } from "../src/index.js";
-import { BIN, makeScratch, runBin, type Sandbox } from "./helpers.js";
+import { drivePty, makeScratch, runBin, type Sandbox } from "./helpers.js";
 
 let s: Sandbox;
 let rules: string;
@@ -32,39 +32,8 @@ async function sandboxAvailable(): Promise<boolean> {
 }
 
 /** Run `shellgate exec ARGS` on a real pseudo-terminal; press each key once its `waitFor` text appeared. */
-async function drive(args: string[], steps: Array<{ waitFor: string; key: string }>) {
-  const handle: ProcessHandle = spawnPty({
-    argv: [process.execPath, BIN, "exec", ...args],
-    cwd: s.project,
-    env: s.env,
-    timeoutMs: 30_000,
-    cols: 200,
-    rows: 50,
-  });
-  let screen = "";
-  const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
-  handle.onOutput((chunk) => {
-    screen += Buffer.from(chunk.data).toString("utf8");
-    for (const w of [...waiters]) {
-      if (screen.indexOf(w.text, w.from) >= 0) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
-    }
-  });
-  let from = 0;
-  for (const step of steps) {
-    const start = from;
-    await new Promise<void>((resolve) => {
-      if (screen.indexOf(step.waitFor, start) >= 0) resolve();
-      else waiters.push({ text: step.waitFor, from: start, resolve });
-    });
-    from = screen.length;
-    handle.write(step.key);
-  }
-  const result = await handle.result();
-  return { code: result.exitCode, screen };
-}
+const drive = (args: string[], steps: Array<{ waitFor: string; key: string }>) =>
+  drivePty(["exec", ...args], steps, { cwd: s.project, env: s.env, cols: 200, rows: 50 });
 
 const MENU = "Ctrl-C aborts";
 

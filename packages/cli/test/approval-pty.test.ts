@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { spawnPty, TerminalRenderer, type ProcessHandle } from "@shellgate/pty";
+import { spawnPty, TerminalRenderer } from "@shellgate/pty";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, makeScratch, type Sandbox } from "./helpers.js";
+import { drivePty, makeScratch, type Sandbox } from "./helpers.js";
 
 let s: Sandbox;
 let rules: string;
@@ -13,44 +13,12 @@ beforeAll(() => {
 afterAll(() => s.cleanup());
 
 /** Run `shellgate exec` on a real pseudo-terminal; press `keys` one by one, each after `waitFor` text appeared. */
-async function drive(
+const drive = (
   file: string,
   steps: Array<{ waitFor: string; key: string }>,
   options: string[] = ["--rules", rules],
   command: string[] = ["touch", file],
-) {
-  const handle: ProcessHandle = spawnPty({
-    argv: [process.execPath, BIN, "exec", ...options, "--", ...command],
-    cwd: s.project,
-    env: s.env,
-    timeoutMs: 30_000,
-    cols: 120,
-    rows: 40,
-  });
-  let screen = "";
-  const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
-  handle.onOutput((chunk) => {
-    screen += Buffer.from(chunk.data).toString("utf8");
-    for (const w of [...waiters]) {
-      if (screen.indexOf(w.text, w.from) >= 0) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
-    }
-  });
-  let from = 0;
-  for (const step of steps) {
-    const start = from;
-    await new Promise<void>((resolve) => {
-      if (screen.indexOf(step.waitFor, start) >= 0) resolve();
-      else waiters.push({ text: step.waitFor, from: start, resolve });
-    });
-    from = screen.length;
-    handle.write(step.key);
-  }
-  const result = await handle.result();
-  return { code: result.exitCode, screen };
-}
+) => drivePty(["exec", ...options, "--", ...command], steps, { cwd: s.project, env: s.env });
 
 const MENU = "Ctrl-C aborts";
 

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnPty } from "@shellgate/pty";
 
 /** The built bin; tests run against it (build first: `npx tsc -b packages/cli`). */
 // The committed launchers, which run the bundle: what `npx shellgate` runs for users.
@@ -90,4 +91,47 @@ export async function eventually(check: () => boolean | Promise<boolean>, tries 
     await new Promise((r) => setTimeout(r, delayMs));
   }
   return false;
+}
+
+/**
+ * Run `shellgate ARGS` on a real pseudo-terminal, as a person at a terminal would: press each step's
+ * `key` once its `waitFor` text appeared on the screen after the previous key. Returns the exit code
+ * and everything the terminal showed.
+ */
+export async function drivePty(
+  args: string[],
+  steps: Array<{ waitFor: string; key: string }>,
+  options: { cwd: string; env: Record<string, string>; cols?: number; rows?: number },
+): Promise<{ code: number; screen: string }> {
+  const handle = spawnPty({
+    argv: [process.execPath, BIN, ...args],
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: 30_000,
+    cols: options.cols ?? 120,
+    rows: options.rows ?? 40,
+  });
+  let screen = "";
+  const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
+  handle.onOutput((chunk) => {
+    screen += Buffer.from(chunk.data).toString("utf8");
+    for (const w of [...waiters]) {
+      if (screen.indexOf(w.text, w.from) >= 0) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  });
+  let from = 0;
+  for (const step of steps) {
+    const start = from;
+    await new Promise<void>((resolve) => {
+      if (screen.indexOf(step.waitFor, start) >= 0) resolve();
+      else waiters.push({ text: step.waitFor, from: start, resolve });
+    });
+    from = screen.length;
+    handle.write(step.key);
+  }
+  const result = await handle.result();
+  return { code: result.exitCode, screen };
 }
