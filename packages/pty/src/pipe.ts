@@ -91,6 +91,6 @@ export function spawnPipe(input: ProcessSpec): ProcessHandle {
     child.on("error", () => undefined);
     throw new SpawnError(program, "the operating system refused to start it (permissions or resource limits)");
   }
-  registerGroup(child.pid);
+  if (spec.hostDeathWatchdog) registerGroup(child.pid);
   return new PipeProcess(spec, child, tag);
 }

@@ -99,6 +99,6 @@ export function spawnPty(input: PtySpec): ProcessHandle {
   } catch (error) {
     throw new SpawnError(program, String((error as Error).message), (error as NodeJS.ErrnoException).code, { cause: error });
   }
-  registerGroup(term.pid);
+  if (spec.hostDeathWatchdog) registerGroup(term.pid);
   return new PtyProcess(spec, term, tag);
 }

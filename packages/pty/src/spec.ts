@@ -32,6 +32,13 @@ export const ProcessSpecSchema = z.object({
   drainTimeoutMs: z.number().int().min(0).max(60_000).optional(),
   /** Kill what is left of the process group when the leader exits on its own. Default true. */
   reapOnExit: z.boolean().optional(),
+  /**
+   * Put the tree under the host-death watchdog (a `/bin/sh` that kills it when this process dies,
+   * even by SIGKILL). Default true. Pass false only for a program that guarantees itself that it
+   * and every descendant die with this process — bubblewrap with `--die-with-parent` and a PID
+   * namespace does — which spares a one-shot host the watchdog's process start.
+   */
+  hostDeathWatchdog: z.boolean().optional(),
 });
 
 /** Schema of a PTY session: a process plus a terminal size and optional headless rendering. */
@@ -61,6 +68,7 @@ export interface ResolvedSpec {
   killGraceMs: number;
   drainTimeoutMs: number;
   reapOnExit: boolean;
+  hostDeathWatchdog: boolean;
 }
 
 /** A validated PTY spec with every default filled in. */
@@ -90,6 +98,7 @@ function base(s: z.output<typeof ProcessSpecSchema>): ResolvedSpec {
     killGraceMs: s.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     drainTimeoutMs: s.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
     reapOnExit: s.reapOnExit ?? true,
+    hostDeathWatchdog: s.hostDeathWatchdog ?? true,
   };
 }
 

@@ -64,3 +64,41 @@ describe.skipIf(!isLinux)("children die with the host", () => {
     await waitFor(() => pids.every((p) => !alive(p)), 15_000, `children ${pids.join(",")} to die`);
   });
 });
+
+/** A host that spawns `sleep` with `hostDeathWatchdog: false` and prints its pid and whether a watchdog runs. */
+function startUnwatchedHost(seconds: string) {
+  const source = `
+    const { spawnPipe, watchdogPid } = await import(${JSON.stringify(dist)});
+    const h = spawnPipe({ argv: ["/bin/sleep", ${JSON.stringify(seconds)}], cwd: "/", env: { PATH: "/usr/bin:/bin" }, timeoutMs: 0, hostDeathWatchdog: false });
+    await new Promise((r) => setTimeout(r, 250)); // past the watchdog's registration batch
+    process.stdout.write(JSON.stringify({ pid: h.pid, watchdog: watchdogPid() ?? null }) + "\\n");
+    setInterval(() => undefined, 1000);`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", source], { stdio: ["ignore", "pipe", "inherit"] });
+  const first = new Promise<{ pid: number; watchdog: number | null }>((resolve, reject) => {
+    let buf = "";
+    child.stdout.on("data", (d: Buffer) => {
+      buf += d.toString();
+      if (buf.includes("\n")) resolve(JSON.parse(buf.split("\n")[0]!) as { pid: number; watchdog: number | null });
+    });
+    child.once("exit", (code) => reject(new Error(`host exited early (${code})`)));
+  });
+  return { child, first };
+}
+
+describe.skipIf(!isLinux)("hostDeathWatchdog: false", () => {
+  it("starts no watchdog, and a plain child then outlives a SIGKILLed host (what the flag gives up; only for self-guarding programs)", async () => {
+    const { child, first } = startUnwatchedHost("31.9");
+    const { pid, watchdog } = await first;
+    expect(watchdog).toBeNull();
+    expect(alive(pid)).toBe(true);
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    await new Promise((r) => setTimeout(r, 1_000)); // longer than the watchdog's TERM-to-KILL grace
+    try {
+      expect(alive(pid)).toBe(true);
+    } finally {
+      process.kill(pid, "SIGKILL");
+    }
+  });
+});
+

@@ -276,7 +276,9 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       releasePlaceholders(plan.stubs);
       await cgroup?.remove();
     };
-    return { argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: report.isolation, cleanup };
+    // bwrap runs with --die-with-parent and its own PID namespace: when the launching process dies,
+    // the namespace's init is killed and the kernel kills everything in it.
+    return { argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: report.isolation, cleanup, diesWithParent: true };
   }
 
   return { name: "linux", platform: "linux", sandboxType: "linux", isAvailable, transform };

@@ -40,6 +40,12 @@ export interface ExecEnv {
   isolation: string;
   /** Removes temporary files the transform created; safe to call more than once. */
   cleanup?: () => Promise<void>;
+  /**
+   * The sandbox itself guarantees that the command and every descendant die when the process that
+   * spawned `argv` dies, SIGKILL included (bubblewrap's `--die-with-parent` with a PID namespace).
+   * A launcher may then skip its own host-death watchdog. Absent means no such guarantee.
+   */
+  diesWithParent?: boolean;
 }
 
 /** Whether a backend can run here, and why not. */

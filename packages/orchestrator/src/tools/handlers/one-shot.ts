@@ -73,6 +73,8 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
           timeoutMs: request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
           stdin: "ignore",
           ...(ctx.signal ? { signal: ctx.signal } : {}),
+          // The sandbox already ties the tree's life to ours; the watchdog would only cost a process start.
+          ...(execEnv.diesWithParent === true ? { hostDeathWatchdog: false } : {}),
         });
         const sink = ctx.onOutput;
         const unsubscribe = handle.onOutput((chunk) => {
