@@ -2,7 +2,6 @@ import { describeError, errorCode } from "./error-text.js";
 import { UsageError } from "./errors.js";
 import { CONFIG_ERROR_EXIT, isConfigErrorCode } from "./exit-table.js";
 import { splitCommandLine } from "./options.js";
-import { useInterpretedZod } from "./zod-setup.js";
 
 /** What every module under `src/commands/` exports: run with the arguments after the subcommand, return the exit code. */
 export interface CommandModule {
@@ -45,8 +44,6 @@ export async function runCommandModule(module: string, args: string[], prog = "s
   debugMode = debug;
   let mod: CommandModule;
   try {
-    // policy-check never loads zod; every other command does, and builds its schemas on import.
-    if (!passThrough) await useInterpretedZod();
     mod = (await import(`./commands/${module}.js`)) as CommandModule;
   } catch (error) {
     if (isMissingModule(error, module)) {
