@@ -80,6 +80,16 @@ describe("TerminalOutputFilter", () => {
     );
   });
 
+  it("a stray 0xC2 is dropped, so that removing what follows it cannot join it to a C1 byte (found by the property below)", () => {
+    const text = (bytes: number[]) => Buffer.from(filterTerminalOutput(Uint8Array.from(bytes))).toString("latin1");
+    // 0xC2 NUL 0x9D: with the NUL removed and the 0xC2 kept, the output was 0xC2 0x9D, an OSC.
+    expect(text([0xc2, 0x00, 0x9d])).not.toMatch(/\u00c2\u009d/);
+    expect(text([0xc2, 0x1b, 0x5b, 0x3f, 0x31, 0x68, 0x9d, 0x35, 0x32, 0x07])).not.toMatch(/\u00c2[\u0080-\u009f]/);
+    // control: a real U+00A0–U+00BF character and plain text around a stray byte pass unchanged
+    expect(text([0x61, 0xc2, 0xa0, 0x62])).toBe("a\u00c2\u00a0b");
+    expect(text([0x61, 0xc2, 0x41])).toBe("aA");
+  });
+
   it("property: the output never holds an OSC, DCS, APC, PM or SOS introducer", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {

@@ -109,8 +109,12 @@ export class TerminalOutputFilter {
           }
           return true;
         }
-        emit(C2);
         this.#state = "ground";
+        // U+00A0–U+00BF: printable, passed on. Anything else makes the 0xC2 a stray lead byte
+        // (invalid UTF-8, which a terminal shows as U+FFFD). It is dropped: emitted, it could meet a
+        // later 0x80–0x9F once what stands between them is removed (a NUL, an escape), and the two
+        // would make the C1 control this filter exists to remove.
+        if (b >= 0xa0 && b <= 0xbf) emit(C2);
         return false;
 
       case "esc":
