@@ -154,7 +154,7 @@ describe.skipIf(!bwrapWorks)("shellgate exec explains sandbox denials (built bin
     const denied = await exec(["--", "getent", "hosts", "example.com"]);
     expect(denied.code).toBe(2);
     expect(denialLines(denied)).toEqual([
-      "shellgate exec: sandbox: network access is off (example.com could not be reached); re-run with --network on (there are no per-domain grants yet), or re-run with --escalate and approve it to run it outside the sandbox",
+      "shellgate exec: sandbox: network access is off (example.com could not be reached); re-run with --network on (there are no per-domain grants yet), or re-run with --escalate at a terminal, under an approval policy other than never, and approve it to run it outside the sandbox",
     ]);
     // This machine may have no resolver at all: the control shows only that the explanation goes away.
     const control = await exec(["--network", "on", "--", "getent", "hosts", "example.com"]);

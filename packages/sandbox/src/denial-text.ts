@@ -12,13 +12,17 @@ function list(items: readonly string[]): string {
   return items.length <= 2 ? items.join(" and ") : `${items.slice(0, 2).join(", ")} and ${items.length - 2} more`;
 }
 
-/** The allow rule that would let this git command run outside the sandbox: `git <subcommand>`. */
-function gitRulePattern(command: readonly string[] | undefined): string[] {
+/**
+ * The allow rule that would let this git command run outside the sandbox: `git <subcommand>`;
+ * undefined when the command is not git (a rule for `git commit` would not let it through).
+ */
+function gitRulePattern(command: readonly string[] | undefined): string[] | undefined {
   let words = command ? [...command] : [];
   // `bash -lc "git commit -m x"`: the script's own words.
   if (words.length === 3 && /^-l?c$/.test(words[1]!)) words = words[2]!.trim().split(/\s+/);
   const base = (s: string) => s.slice(s.lastIndexOf("/") + 1);
-  if (words.length === 0 || base(words[0]!) !== "git") return ["git", "commit"];
+  if (words.length === 0) return ["git", "commit"];
+  if (base(words[0]!) !== "git") return undefined;
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!;
     if (w === "-c" || w === "-C" || w === "--git-dir" || w === "--work-tree") i++;
@@ -69,7 +73,12 @@ const ALWAYS_SANDBOXED =
 
 function cliSuggestion(d: DenialData, command: readonly string[] | undefined): string {
   const pinned = d.grant.sandboxAlwaysOn === true;
-  const orEscalate = pinned ? "" : ", or re-run with --escalate and approve it to run it outside the sandbox";
+  // Where no one could approve this run (no terminal, or the approval policy never), say what an
+  // escalation needs rather than offering one that would be refused.
+  const escalate = d.grant.noApprover === true
+    ? "re-run with --escalate at a terminal, under an approval policy other than never, and approve it"
+    : "re-run with --escalate and approve it";
+  const orEscalate = pinned ? "" : `, or ${escalate} to run it outside the sandbox`;
   switch (d.cause) {
     case "outside-writable-roots":
     case "read-only-sandbox": {
@@ -91,8 +100,9 @@ function cliSuggestion(d: DenialData, command: readonly string[] | undefined): s
       const name = d.grant.protectedName ?? "policy";
       const what = name === "policy" ? "it holds" : `${name} holds`;
       if (pinned) return `${what} ${protectedWhat(name)}, and --writable-root cannot change that; ${ALWAYS_SANDBOXED}`;
-      const rule = name === ".git" ? ruleExample(gitRulePattern(command)) : "prefix_rule(pattern=[...], decision=\"allow\")";
-      return `${what} ${protectedWhat(name)}, and --writable-root cannot change that; run the command outside the sandbox instead: allow it with a rule such as ${rule} in your rules file, or re-run with --escalate and approve it`;
+      const pattern = name === ".git" ? gitRulePattern(command) : undefined;
+      const rule = pattern ? ruleExample(pattern) : "prefix_rule(pattern=[...], decision=\"allow\")";
+      return `${what} ${protectedWhat(name)}, and --writable-root cannot change that; run the command outside the sandbox instead: allow it with a rule such as ${rule} in your rules file, or ${escalate}`;
     }
     case "denied-read-path":
       return "the configuration hides it on purpose; no flag or approval lifts that, only a change to the denied-read paths";
@@ -133,7 +143,8 @@ function modelSuggestion(d: DenialData, command: readonly string[] | undefined):
     case "protected-path": {
       const name = d.grant.protectedName ?? "policy";
       const thing = name === "policy" ? "this path" : name;
-      const rule = name === ".git" ? `; the user can also allow it with a rule such as ${ruleExample(gitRulePattern(command))}` : "";
+      const pattern = name === ".git" ? gitRulePattern(command) : undefined;
+      const rule = pattern ? `; the user can also allow it with a rule such as ${ruleExample(pattern)}` : "";
       return `${thing} cannot be made writable inside the sandbox; if the task needs it, ${ESCALATE_MODEL}${rule}`;
     }
     case "denied-read-path":

@@ -68,6 +68,19 @@ describe("explainSandboxDenial: filesystem", () => {
     expect(rel.suggestion).toContain('sandbox_permissions: "require_escalated"');
   });
 
+  it("a .git write by a command that is not git suggests no `git commit` rule (it would not let that command through)", () => {
+    const line = "sh: 1: cannot create .git/foo: Read-only file system";
+    const cli = explainSandboxDenial(evidence({ stderr: `${line}\n`, command: ["sh", "-c", "echo x > .git/foo"] }), { audience: "cli" })!;
+    expect(cli.grant.protectedName).toBe(".git");
+    expect(cli.suggestion).not.toContain('"git", "commit"');
+    expect(cli.suggestion).toContain('prefix_rule(pattern=[...], decision="allow")');
+    const model = explainSandboxDenial(evidence({ stderr: `${line}\n`, command: ["sh", "-c", "echo x > .git/foo"] }))!;
+    expect(model.suggestion).not.toContain('"git", "commit"');
+    // control: git itself gets the rule for its subcommand
+    const git = explainSandboxDenial(evidence({ stderr: `${line}\n`, command: ["git", "tag", "v1"] }), { audience: "cli" })!;
+    expect(git.suggestion).toContain('prefix_rule(pattern=["git", "tag"], decision="allow")');
+  });
+
   it("a protected rules path is named as such, and a read-only policy suggests workspace-write", () => {
     const rules = explainSandboxDenial(evidence({ stderr: "bash: rules/default.rules: Read-only file system\n" }), { audience: "cli" })!;
     expect(rules).toMatchObject({ cause: "protected-path", grant: { protectedName: "policy" } });
@@ -209,6 +222,12 @@ describe("explainSandboxDenial: audiences, note and input errors", () => {
     expect(denialForAudience(model, "cli").suggestion).toContain("--writable-root /etc");
     // control: with an approver the model is told how to escalate
     expect(explainSandboxDenial(ev)!.suggestion).toContain('sandbox_permissions: "require_escalated"');
+    // The CLI's --escalate way out says what it needs where this run could not have been approved.
+    const net = evidence({ exitCode: 6, stderr: "curl: (6) Could not resolve host: example.com\n" });
+    expect(explainSandboxDenial(net, { audience: "cli", approvalAvailable: false })!.suggestion).toContain(
+      "or re-run with --escalate at a terminal, under an approval policy other than never, and approve it",
+    );
+    expect(explainSandboxDenial(net, { audience: "cli" })!.suggestion).toContain("or re-run with --escalate and approve it to run");
   });
 
   it("under denied-read paths (every command stays sandboxed) it never offers a way outside the sandbox", () => {
