@@ -3,8 +3,6 @@
 // Linux sandbox for the on-failure retry messages the model reads.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { SandboxManager } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { afterEach, describe, expect, it } from "vitest";
 import { PolicyStore, type PolicyIo } from "../src/approval/index.js";
 import type { PolicyEvaluator } from "../src/admission/index.js";
@@ -12,7 +10,7 @@ import { DEFAULT_ADMISSION_DEPS } from "../src/admission/index.js";
 import { DecisionNotOfferedError, ExecPipeline, Orchestrator, sandboxRetryMessage, withSandboxRetryNote } from "../src/index.js";
 import type { ApprovalRequest, OrchestratorEvent } from "../src/index.js";
 import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "./pipeline-fakes.js";
-import { call, cleanupAll, workspace } from "./orchestrator-helpers.js";
+import { call, cleanupAll, linuxSandboxAvailability, workspace } from "./orchestrator-helpers.js";
 import { FakeProcess } from "./sessions-fakes.js";
 
 const DENIED = "touch: cannot touch '/etc/x': Read-only file system";
@@ -291,15 +289,8 @@ describe("exec_command's description says what tty does", () => {
   });
 });
 
-async function linuxSandbox(): Promise<boolean> {
-  if (process.platform !== "linux") return false;
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
-  const [report] = await manager.report();
-  return report?.availability.available === true;
-}
 
-describe.skipIf(!(await linuxSandbox()))("on-failure retry messages under the real Linux sandbox", () => {
+describe.skipIf(!(await linuxSandboxAvailability()).available)("on-failure retry messages under the real Linux sandbox", () => {
   const made: string[] = [];
   afterEach(async () => {
     await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));

@@ -5,22 +5,13 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { SandboxManager } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, workspace } from "./orchestrator-helpers.js";
+import { cleanupAll, linuxSandboxAvailability, workspace } from "./orchestrator-helpers.js";
 
 const DIST = fileURLToPath(new URL("../dist/index.js", import.meta.url));
 const PTY_DIST = fileURLToPath(new URL("../../pty/dist/index.js", import.meta.url));
 
-async function sandboxAvailable(): Promise<boolean> {
-  if (process.platform !== "linux") return false;
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
-  const [report] = await manager.report();
-  return report?.availability.available === true;
-}
-const sandboxed = await sandboxAvailable();
+const sandboxed = (await linuxSandboxAvailability()).available;
 afterAll(() => cleanupAll());
 
 /** Pids of processes whose command line is exactly `argv`. */

@@ -1,25 +1,14 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { SandboxManager } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { afterEach, describe, expect, it } from "vitest";
 import { Orchestrator } from "../src/index.js";
 import type { ApprovalRequest, DecisionTrace, OrchestratorEvent, OrchestratorOptions } from "../src/index.js";
-import { call, cleanupAll, outputSection, pollSession, workspace } from "./orchestrator-helpers.js";
+import { call, cleanupAll, linuxSandboxAvailability, outputSection, pollSession, workspace } from "./orchestrator-helpers.js";
 import type { Workspace } from "./orchestrator-helpers.js";
 
-async function sandboxAvailability(): Promise<{ available: boolean; reason: string }> {
-  if (process.platform !== "linux") return { available: false, reason: `no sandbox backend wired for ${process.platform} here` };
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
-  const [report] = await manager.report();
-  const availability = report?.availability;
-  if (availability?.available) return { available: true, reason: availability.isolation };
-  return { available: false, reason: availability ? availability.reason : "no backend" };
-}
 
-const sandbox = await sandboxAvailability();
+const sandbox = await linuxSandboxAvailability();
 const outside: string[] = [];
 const orchestrators: Orchestrator[] = [];
 

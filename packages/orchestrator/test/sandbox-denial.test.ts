@@ -3,24 +3,15 @@ import { mkdir, mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { SandboxDenialSchema, SandboxManager } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
+import { SandboxDenialSchema } from "@shellgate/sandbox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Orchestrator } from "../src/index.js";
 import type { OrchestratorEvent, OrchestratorOptions, ToolResponse } from "../src/index.js";
-import { call, cleanupAll, outputSection, workspace } from "./orchestrator-helpers.js";
+import { call, cleanupAll, linuxSandboxAvailability, outputSection, workspace } from "./orchestrator-helpers.js";
 import type { Workspace } from "./orchestrator-helpers.js";
 
-async function sandboxAvailability(): Promise<{ available: boolean; reason: string }> {
-  if (process.platform !== "linux") return { available: false, reason: `no sandbox backend wired for ${process.platform} here` };
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
-  const availability = (await manager.report())[0]?.availability;
-  if (availability?.available) return { available: true, reason: availability.isolation };
-  return { available: false, reason: availability ? availability.reason : "no backend" };
-}
 
-const sandbox = await sandboxAvailability();
+const sandbox = await linuxSandboxAvailability();
 const outside: string[] = [];
 const orchestrators: Orchestrator[] = [];
 let server: http.Server;

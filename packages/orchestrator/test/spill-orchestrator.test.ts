@@ -1,22 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { SandboxManager } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { afterEach, describe, expect, it } from "vitest";
 import { Orchestrator, spillMarker } from "../src/index.js";
 import type { OrchestratorOptions, ToolResponse } from "../src/index.js";
-import { call, cleanupAll, orchestrator, outputSection, workspace } from "./orchestrator-helpers.js";
+import { call, cleanupAll, linuxSandboxAvailability, orchestrator, outputSection, workspace } from "./orchestrator-helpers.js";
 import type { Workspace } from "./orchestrator-helpers.js";
 
-async function sandboxAvailable(): Promise<boolean> {
-  if (process.platform !== "linux") return false;
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
-  const [report] = await manager.report();
-  return report?.availability.available === true;
-}
-const sandboxed = await sandboxAvailable();
+const sandboxed = (await linuxSandboxAvailability()).available;
 
 const orchestrators: Orchestrator[] = [];
 afterEach(async () => {

@@ -9,16 +9,9 @@ import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { afterEach, describe, expect, it } from "vitest";
 import { captureWorkspaceIdentity, Orchestrator, OrchestratorConfigError, verifyWorkspaceIdentity, WorkspaceChangedError } from "../src/index.js";
 import type { OrchestratorOptions } from "../src/index.js";
-import { call, outputSection } from "./orchestrator-helpers.js";
+import { call, linuxSandboxAvailability, outputSection } from "./orchestrator-helpers.js";
 
-async function sandboxAvailable(): Promise<boolean> {
-  if (process.platform !== "linux") return false;
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
-  const [report] = await manager.report();
-  return report?.availability.available === true;
-}
-const sandboxed = await sandboxAvailable();
+const sandboxed = (await linuxSandboxAvailability()).available;
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
