@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +9,12 @@ import { spawnPty } from "@shellgate/pty";
 // The committed launchers, which run the bundle: what `npx shellgate` runs for users.
 export const BIN = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
 export const POLICY_CHECK_BIN = fileURLToPath(new URL("../bin/policy-check.js", import.meta.url));
+let bwrapStarts: boolean | undefined;
+/** Whether a real bubblewrap sandbox starts here (Linux, bwrap installed, namespaces allowed); asked once. */
+export function bwrapWorks(): boolean {
+  bwrapStarts ??= process.platform === "linux" && spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "true"]).status === 0;
+  return bwrapStarts;
+}
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (cd /work/main && npx tsc -b packages/cli)`);
