@@ -27,10 +27,7 @@ function packageJsonPath(): string | undefined {
   if (resolvedPackageJson === undefined) {
     resolvedPackageJson = null;
     try {
-      // The ESM resolver is already warm in an ESM process; the CommonJS one is the fallback.
-      resolvedPackageJson = typeof import.meta.resolve === "function"
-        ? fileURLToPath(import.meta.resolve("@shellgate/sandbox-linux/package.json"))
-        : createRequire(import.meta.url).resolve("@shellgate/sandbox-linux/package.json");
+      resolvedPackageJson = createRequire(import.meta.url).resolve("@shellgate/sandbox-linux/package.json");
     } catch {
       // Not resolvable from here (unusual install layout): only the sibling location is known.
     }
