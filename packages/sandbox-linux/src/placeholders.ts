@@ -102,9 +102,9 @@ function create(dir: string): Identity | undefined {
     // mount it all the same; only a leftover placeholder is ours to remove afterwards. A marked one
     // is touched either way, so that a process that made it does not remove it under this run.
     if (errno(error) === "EEXIST") {
-      const adopted = leftover(dir);
-      const marked = isMarked(dir);
-      const touched = marked ? touch(dir) : undefined;
+      if (!isMarked(dir)) return undefined; // the user's own: held, never touched or removed
+      const adopted = leftover(dir); // judged before the touch renews its age
+      const touched = touch(dir);
       return adopted && touched && touched.dev === adopted.dev && touched.ino === adopted.ino ? touched : undefined;
     }
     throw new LinuxSandboxError(
