@@ -199,6 +199,26 @@ describe.skipIf(skip !== undefined)(`the filesystem view through the CLI${skip ?
       expect(fs.existsSync(path.join(ws, "cache", "shellgate", "execpolicy"))).toBe(false);
       expect(fs.readdirSync(path.join(ws, "cache", "shellgate"))).toEqual(["linux-sandbox-probe.json"]);
     });
+
+    it("the sandbox's capability probe cache, which exec now reads, cannot be rewritten from inside", async () => {
+      const ws = scratch("probe-cache");
+      const env = envFor(scratch("probe-cache-home"), { XDG_CACHE_HOME: path.join(ws, "cache") });
+      const cache = path.join(ws, "cache", "shellgate", "linux-sandbox-probe.json");
+      const attack = "echo poisoned > cache/shellgate/linux-sandbox-probe.json";
+
+      // the first run writes the cache on the host; the control overwrites it unsandboxed
+      expect((await exec(["--", "true"], ws, env)).code).toBe(0);
+      const written = fs.readFileSync(cache, "utf8");
+      expect(written).toContain('"report"');
+      expect((await exec(["--sandbox", "danger-full-access", attack], ws, env)).code).toBe(0);
+      expect(fs.readFileSync(cache, "utf8")).toBe("poisoned\n");
+      fs.writeFileSync(cache, written);
+
+      const sandboxed = await exec([attack], ws, env);
+      expect(sandboxed.code).not.toBe(0);
+      expect(sandboxed.stderr).toMatch(/Read-only file system/);
+      expect(fs.readFileSync(cache, "utf8")).toBe(written);
+    });
   });
 
   describe.skipIf(!hasGit)("item 6: `git init` in a package directory of a larger repository (skipped without git)", () => {
