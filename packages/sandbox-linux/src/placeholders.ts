@@ -61,51 +61,61 @@ function errno(error: unknown): string | undefined {
 }
 
 /**
- * The identity of an existing directory that is a leftover placeholder (marked, ours, empty, locked
- * by no sandbox), or undefined: the user's own directory, another process's placeholder in use.
+ * Whether a directory, as `stat` saw it before this run touched it, is a leftover placeholder:
+ * marked, ours, empty, untouched for `LEFTOVER_AGE_MS` and locked by no sandbox. Anything else (the
+ * user's own directory, another process's placeholder in use or about to be) is not ours to remove.
  */
-function leftover(dir: string): Identity | undefined {
+function isLeftover(dir: string, stat: fs.BigIntStats): boolean {
   try {
-    const stat = fs.lstatSync(dir, { bigint: true });
-    if (!stat.isDirectory() || Number(stat.mode & 0o7777n) !== PLACEHOLDER_MODE) return undefined;
-    if (stat.uid !== BigInt(process.getuid?.() ?? -1)) return undefined;
-    if (fs.readdirSync(dir).length > 0) return undefined;
-    if (Date.now() - Number(stat.mtimeMs) < LEFTOVER_AGE_MS) return undefined;
-    const id = { dev: stat.dev, ino: stat.ino, mtimeNs: stat.mtimeNs };
-    return isLocked(id) ? undefined : id;
+    if (!stat.isDirectory() || Number(stat.mode & 0o7777n) !== PLACEHOLDER_MODE) return false;
+    if (stat.uid !== BigInt(process.getuid?.() ?? -1)) return false;
+    if (Date.now() - Number(stat.mtimeMs) < LEFTOVER_AGE_MS) return false;
+    if (fs.readdirSync(dir).length > 0) return false;
+    return !isLocked({ dev: stat.dev, ino: stat.ino });
+  } catch {
+    return false;
+  }
+}
+
+function lstatOrUndefined(dir: string): fs.BigIntStats | undefined {
+  try {
+    return fs.lstatSync(dir, { bigint: true });
   } catch {
     return undefined;
   }
 }
 
-/**
- * Mark an existing placeholder as in use by this run: a new mtime tells the process that created it
- * not to remove it at its cleanup. Returns the directory's identity after the touch. Failing to touch
- * (another user's directory) leaves it as it is; its owner's cleanup then decides alone.
- */
-function touch(dir: string): Identity | undefined {
-  try {
-    const now = new Date();
-    fs.utimesSync(dir, now, now);
-    const stat = fs.lstatSync(dir, { bigint: true });
-    return { dev: stat.dev, ino: stat.ino, mtimeNs: stat.mtimeNs };
-  } catch {
-    return undefined;
-  }
-}
+/** How often a run retries a placeholder that another process's cleanup removed under it. */
+const VANISHED_RETRIES = 3;
 
-function create(dir: string): Identity | undefined {
+function create(dir: string, retries = VANISHED_RETRIES): Identity | undefined {
   try {
     fs.mkdirSync(dir, { mode: 0o755 });
   } catch (error) {
     // Already there (a leftover, the user's own empty directory, another process's placeholder):
     // mount it all the same; only a leftover placeholder is ours to remove afterwards. A marked one
-    // is touched either way, so that a process that made it does not remove it under this run.
+    // is touched at once, so that the process that made it does not remove it under this run; its
+    // state from before the touch decides whether it is a leftover.
     if (errno(error) === "EEXIST") {
-      if (!isMarked(dir)) return undefined; // the user's own: held, never touched or removed
-      const adopted = leftover(dir); // judged before the touch renews its age
-      const touched = touch(dir);
-      return adopted && touched && touched.dev === adopted.dev && touched.ino === adopted.ino ? touched : undefined;
+      const before = lstatOrUndefined(dir);
+      if (before && !(before.isDirectory() && Number(before.mode & 0o7777n) === PLACEHOLDER_MODE)) return undefined;
+      let touched: Identity | undefined;
+      if (before) {
+        try {
+          const now = new Date();
+          fs.utimesSync(dir, now, now);
+          const after = fs.lstatSync(dir, { bigint: true });
+          touched = { dev: after.dev, ino: after.ino, mtimeNs: after.mtimeNs };
+        } catch {
+          touched = undefined;
+        }
+      }
+      // Removed by the other process's cleanup between its check and our touch: make it again.
+      if (!touched || touched.ino !== before!.ino || touched.dev !== before!.dev) {
+        if (!lstatOrUndefined(dir) && retries > 0) return create(dir, retries - 1);
+        return undefined;
+      }
+      return isLeftover(dir, before!) ? touched : undefined;
     }
     throw new LinuxSandboxError(
       "setup-failed",
@@ -121,16 +131,6 @@ function create(dir: string): Identity | undefined {
   }
   const stat = fs.lstatSync(dir, { bigint: true });
   return { dev: stat.dev, ino: stat.ino, mtimeNs: stat.mtimeNs };
-}
-
-/** Whether `dir` is a directory carrying the placeholder mark. */
-function isMarked(dir: string): boolean {
-  try {
-    const stat = fs.lstatSync(dir);
-    return stat.isDirectory() && (stat.mode & 0o7777) === PLACEHOLDER_MODE;
-  } catch {
-    return false;
-  }
 }
 
 /**
