@@ -8,18 +8,22 @@ import {
   policyRequiresPlatformSandbox,
   sandboxEnvMarkers,
   SandboxUnavailableError,
+  UNSANDBOXED,
   type BackendAvailability,
   type CommandSpec,
   type ExecEnv,
   type SandboxBackend,
+  type SandboxPlan,
   type SandboxPolicy,
   type TransformOptions,
 } from "@shellgate/sandbox";
 import { checkCommand } from "./command.js";
 import { LinuxSandboxError } from "./errors.js";
 import { splitLoaderEnv } from "./loader-env.js";
-import { bwrapArgs, DEFAULT_PRIVATE_TMP_SIZE_BYTES } from "./bwrap-args.js";
+import { DEFAULT_PRIVATE_TMP_SIZE_BYTES } from "./bwrap-args.js";
+import { bwrapLaunchArgv, landlockLaunchArgv, LINUX_DENIAL_SIGNALS } from "./launch-argv.js";
 import { planMounts } from "./mount-plan.js";
+import { planLinuxRun } from "./plan.js";
 import { acquirePlaceholders, releasePlaceholders } from "./placeholders.js";
 import { probeLinuxSandbox, type LinuxCapabilityReport } from "./probe.js";
 import {
@@ -90,6 +94,12 @@ function validateOptions(options: LinuxSandboxBackendOptions): void {
   throw new LinuxSandboxError("invalid-options", `${key}: ${issue?.message ?? "is invalid"} (got ${JSON.stringify(value)})`);
 }
 
+/**
+ * `CODEX_SANDBOX=linux`: Codex sets nothing on Linux; shellgate says so, letting a command tell it is
+ * confined (tools that compare against Codex's `seatbelt` are unaffected).
+ */
+const ENV_MARKERS = Object.freeze({ CODEX_SANDBOX: "linux" });
+
 /** Isolation string for Landlock runs, so callers can never mistake it for the full sandbox. */
 const WEAKER = "landlock+seccomp (weaker: no namespaces; read-only carve-outs inside writable roots not enforced)";
 
@@ -121,6 +131,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
   };
   const probe = () => probeLinuxSandbox(probeOptions);
   const extraProtected = options.probeCacheFile ? [path.dirname(options.probeCacheFile)] : [];
+  const tmpSize = options.privateTmpSizeBytes ?? DEFAULT_PRIVATE_TMP_SIZE_BYTES;
 
   /** How this run's process limit is enforced, or undefined when there is none to enforce. */
   function limitPlan(layer: "bwrap" | "landlock"): ProcessLimitEnforcement | undefined {
@@ -197,7 +208,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     await checkCommand(spec);
     if (!policyRequiresPlatformSandbox(policy) || (policy.mode !== "read-only" && policy.mode !== "workspace-write")) {
       // full access or an outer sandbox: nothing to enforce here
-      return { argv: [...spec.argv], cwd: spec.cwd, env: { ...spec.env, ...sandboxEnvMarkers(policy, "none") }, sandboxType: "none", isolation: "none" };
+      return { argv: [...spec.argv], cwd: spec.cwd, env: { ...spec.env, ...sandboxEnvMarkers(policy, UNSANDBOXED) }, sandboxType: UNSANDBOXED, isolation: "none" };
     }
     const report = await probe();
     const layer = report.level === "full" ? "bwrap" : report.level === "weaker" && allowWeaker ? "landlock" : undefined;
@@ -221,12 +232,12 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     if (layer === "bwrap" && !bwrapPath) throw new LinuxSandboxError("unavailable", "the probe found bubblewrap usable but named no path");
     checkBinaries([["sandbox helper", helper], ...(bwrapPath ? [["bubblewrap binary", bwrapPath] as [string, string]] : [])], roots);
     const network = policyAllowsNetwork(policy);
-    const { safe, deferred } = splitLoaderEnv({ ...spec.env, ...sandboxEnvMarkers(policy, "linux") });
+    const { safe, deferred } = splitLoaderEnv({ ...spec.env, ...sandboxEnvMarkers(policy, "linux", ENV_MARKERS) });
     const env = safe;
     // On a PTY made for this run, the command becomes the terminal's foreground process group, so
     // that Ctrl-C reaches it and its jobs rather than bubblewrap or the reaper.
     const terminal = opts.dedicatedTerminal === true;
-    const helperArgs = [helper, "--net", network ? "on" : "off", ...(terminal ? ["--foreground"] : []), ...deferred];
+    const helperInput = { helperPath: helper, network, dedicatedTerminal: terminal, deferredEnv: deferred };
 
     if (layer === "landlock") {
       if (policy.deniedReadPaths.length > 0) {
@@ -236,12 +247,16 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       if (exposed) {
         throw new LinuxSandboxError("not-enforceable", `the sandbox helper ${helper} lies inside the writable root ${exposed.root}, which Landlock cannot keep read-only; refusing to run`);
       }
-      const rw = roots.flatMap((r) => ["--rw", r.root]);
       const limits = await prepareLimit("landlock");
-      const join = limits.cgroup ? ["--cgroup", limits.cgroup.dir] : [];
-      const argv = [helper, ...join, ...helperArgs.slice(1), ...limits.helperArgs, "--landlock", ...rw, "--reap", "--", ...spec.argv];
       const cgroup = limits.cgroup;
-      return { argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: WEAKER, ...(cgroup ? { cleanup: () => cgroup.remove() } : {}) };
+      const argv = landlockLaunchArgv({
+        ...helperInput, limitArgs: limits.helperArgs, writableRoots: roots.map((r) => r.root), argv: spec.argv,
+        ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+      });
+      return {
+        argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: WEAKER, denialSignals: LINUX_DENIAL_SIGNALS.landlock,
+        ...(cgroup ? { cleanup: () => cgroup.remove() } : {}),
+      };
     }
 
     const plan = await planMounts(roots, policy.deniedReadPaths, [spec.cwd, opts.sandboxPolicyCwd, helperDir]);
@@ -257,19 +272,12 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       releasePlaceholders(plan.stubs);
       throw error;
     }
-    // With a cgroup, the helper starts first (on the host: it only joins the cgroup and execs
-    // bubblewrap) so that bubblewrap and everything below it are counted from the first fork.
-    const outer = limits.cgroup ? [helper, "--cgroup", limits.cgroup.dir, "--exec-only", "--"] : [];
-    const argv = [
-      ...outer, bwrap, ...bwrapArgs(plan, {
-        network, procMount: report.bwrap.procMount, cwd: spec.cwd,
-        privateTmpSizeBytes: options.privateTmpSizeBytes ?? DEFAULT_PRIVATE_TMP_SIZE_BYTES,
-        dedicatedTerminal: terminal,
-      }), "--",
-      ...helperArgs, ...limits.helperArgs, "--", ...spec.argv,
-    ];
-    let released = false;
     const cgroup = limits.cgroup;
+    const argv = bwrapLaunchArgv({
+      ...helperInput, limitArgs: limits.helperArgs, bwrapPath: bwrap, mounts: plan, procMount: report.bwrap.procMount,
+      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+    });
+    let released = false;
     const cleanup = async () => {
       if (released) return;
       released = true;
@@ -278,8 +286,29 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     };
     // bwrap runs with --die-with-parent and its own PID namespace: when the launching process dies,
     // the namespace's init is killed and the kernel kills everything in it.
-    return { argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: report.isolation, cleanup, diesWithParent: true };
+    return {
+      argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: report.isolation, denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
+      cleanup, diesWithParent: true,
+    };
   }
 
-  return { name: "linux", platform: "linux", sandboxType: "linux", isAvailable, transform };
+  function plan(spec: CommandSpec, policy: SandboxPolicy, opts: TransformOptions): Promise<SandboxPlan> {
+    return planLinuxRun(spec, policy, opts, {
+      ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}),
+      ...(limit !== undefined ? { processLimit: limit } : {}),
+      privateTmpSizeBytes: tmpSize,
+      extraProtected,
+    });
+  }
+
+  return {
+    name: "linux",
+    platform: "linux",
+    sandboxType: "linux",
+    envMarkers: ENV_MARKERS,
+    denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
+    isAvailable,
+    plan,
+    transform,
+  };
 }

@@ -1,4 +1,5 @@
 export { createLinuxSandboxBackend, type LinuxSandboxBackendOptions } from "./backend.js";
+export { LINUX_DENIAL_SIGNALS } from "./launch-argv.js";
 export {
   probeLinuxSandbox,
   findBwrap,

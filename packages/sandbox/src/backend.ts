@@ -1,7 +1,42 @@
 import type { SandboxPolicy } from "./policy.js";
 
-/** Which platform sandbox enforced a command; `none` when it ran unsandboxed. Drives the denial heuristic. */
-export type SandboxType = "none" | "linux" | "seatbelt" | "windows";
+/**
+ * Which sandbox enforced a command: the backend's own `sandboxType` (shellgate's are `linux`,
+ * `seatbelt` and `windows`; an integrator's backend picks its own, such as `container`), or
+ * {@link UNSANDBOXED} when it ran without one. An open string: the shared package does not need to
+ * know every backend.
+ */
+export type SandboxType = string;
+
+/** The `sandboxType` of a command that ran without a sandbox. No backend may use it. */
+export const UNSANDBOXED = "none";
+
+/** A file-system errno a backend answers a refused write with. */
+export type RefusalErrno = "EROFS" | "EACCES" | "EPERM" | "EBUSY";
+
+/**
+ * How this backend's refusals show in a finished command. The likely-denial heuristic and the
+ * denial explanation read them from the run's `ExecEnv`; a backend that gives none gets
+ * {@link DEFAULT_DENIAL_SIGNALS} (output keywords only).
+ */
+export interface DenialSignals {
+  /** Exit codes that by themselves mean the sandbox stopped the command (Linux: 159, a seccomp SIGSYS seen through a shell). */
+  readonly exitCodes?: readonly number[];
+  /** Signals the sandbox kills a command with (Linux: `SIGSYS`). */
+  readonly signals?: readonly string[];
+  /**
+   * Errnos of a refused write under this run's isolation: an errno outside the list is the host's
+   * own answer (bubblewrap's read-only mounts answer EROFS, so an EACCES there is the file's own mode).
+   */
+  readonly refusalErrnos?: readonly RefusalErrno[];
+}
+
+/** What is assumed of a backend that names no signals: no exit code or signal is the sandbox's by itself. */
+export const DEFAULT_DENIAL_SIGNALS: Readonly<Required<DenialSignals>> = Object.freeze({
+  exitCodes: Object.freeze([]) as readonly number[],
+  signals: Object.freeze([]) as readonly string[],
+  refusalErrnos: Object.freeze(["EROFS", "EACCES", "EPERM"]) as readonly RefusalErrno[],
+});
 
 /** The command as the caller wants it run, before any sandbox wraps it. */
 export interface CommandSpec {
@@ -38,6 +73,8 @@ export interface ExecEnv {
   sandboxType: SandboxType;
   /** Human-readable isolation achieved, e.g. `"bwrap+seccomp"`, `"landlock+seccomp"`, `"none"`. */
   isolation: string;
+  /** How a refusal of this run shows (set by the backend for the layer it used; `SandboxManager` fills in the backend's default). */
+  denialSignals?: DenialSignals;
   /** Removes temporary files the transform created; safe to call more than once. */
   cleanup?: () => Promise<void>;
   /**
@@ -54,17 +91,50 @@ export type BackendAvailability =
   | { available: false; reason: string };
 
 /**
- * A platform sandbox. Backends are registered with a `SandboxManager`; callers never name one directly.
- * `transform` must never return a command with less isolation than the policy asks for: it throws instead.
+ * What a backend would run for a command and a policy, computed without the platform (any OS) and
+ * without side effects: nothing is created, probed or started. `shellgate sandbox --dry-run --json`
+ * prints `backend`, `argv`, `env` and `plan` of it. JSON-serialisable throughout.
+ */
+export interface SandboxPlan {
+  /** The backend's `name`. */
+  backend: string;
+  sandboxType: SandboxType;
+  /** The isolation a run would get (`"bwrap+seccomp"`, …), assuming the platform has what the backend needs. */
+  isolation: string;
+  /** The argv that would be spawned. */
+  argv: readonly string[];
+  cwd: string;
+  /** The variables the sandbox sets or changes (its markers included), not the ones the command inherits unchanged. */
+  env: Readonly<Record<string, string>>;
+  /** Inherited variables the sandbox removes from the command's environment (or passes on another way). */
+  unsetEnv: readonly string[];
+  /** The backend's own description of the confinement (mounts, profile, placeholders, assumptions…). */
+  plan: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A sandbox backend. Backends are registered with a `SandboxManager` (or passed to the orchestrator);
+ * nothing in the shared packages names one. `transform` must never return a command with less
+ * isolation than the policy asks for: it throws instead.
  */
 export interface SandboxBackend {
-  /** Stable identifier, e.g. `"linux-bwrap"`. */
+  /** Stable identifier, e.g. `"linux"`; what `shellgate sandbox --backend NAME` selects. */
   readonly name: string;
   /** The `process.platform` this backend runs on. */
   readonly platform: NodeJS.Platform;
+  /** What `ExecEnv.sandboxType` says for its runs; never {@link UNSANDBOXED}. */
   readonly sandboxType: SandboxType;
+  /**
+   * The markers its commands see besides the network one, which follows the policy. Default:
+   * `CODEX_SANDBOX=<sandboxType>` (see `sandboxEnvMarkers`).
+   */
+  readonly envMarkers?: Readonly<Record<string, string>>;
+  /** How its refusals show, when a run's `ExecEnv` does not say; default {@link DEFAULT_DENIAL_SIGNALS}. */
+  readonly denialSignals?: DenialSignals;
   /** Probe (once, cached by the backend) whether it can run on this machine. */
   isAvailable(): Promise<BackendAvailability>;
-  /** Wrap the command so it runs under `policy`. */
+  /** What `transform` would produce, on any OS and without side effects (see {@link SandboxPlan}). */
+  plan(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions): Promise<SandboxPlan>;
+  /** Wrap the command so it runs under `policy` on this machine. */
   transform(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions): Promise<ExecEnv>;
 }

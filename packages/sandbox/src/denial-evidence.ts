@@ -3,12 +3,11 @@
  * EROFS/EACCES/EPERM, and resolver or connect errors. Only text is read here; what the marks mean
  * under a given policy is decided in `denial-explain.ts`.
  */
+import type { RefusalErrno } from "./backend.js";
 
-/**
- * Which refusal errno a message line shows. EBUSY is the answer for removing or renaming a mount
- * point, which is what the sandbox makes of a protected name (`.codex`) inside a writable root.
- */
-export type RefusalErrno = "EROFS" | "EACCES" | "EPERM" | "EBUSY";
+// Which refusal errno a message line shows. EBUSY is the answer for removing or renaming a mount
+// point, which is what the sandbox makes of a protected name (`.codex`) inside a writable root.
+export type { RefusalErrno };
 
 /** One output line that names a refused filesystem operation. */
 export interface FilesystemMark {

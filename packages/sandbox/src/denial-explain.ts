@@ -7,6 +7,7 @@ import { InvalidDenialEvidenceError } from "./errors.js";
 import { isPathWithin } from "./paths.js";
 import { policyAllowsNetwork, SandboxPolicySchema } from "./policy.js";
 import { firstZodIssue } from "./zod-issues.js";
+import { DEFAULT_DENIAL_SIGNALS } from "./backend.js";
 
 const absolutePath = z
   .string()
@@ -22,9 +23,18 @@ export const DenialEvidenceSchema = z.strictObject({
   stderr: z.string(),
   /** Interleaved output (a PTY session has only this). */
   aggregated: z.string().optional(),
-  sandboxType: z.enum(["none", "linux", "seatbelt", "windows"]),
-  /** `ExecEnv.isolation` of the run (`bwrap+seccomp`, `landlock+seccomp`, …): it tells which errno a refusal has. */
+  /** `ExecEnv.sandboxType` of the run (`"none"` when unsandboxed). */
+  sandboxType: z.string().min(1),
+  /** `ExecEnv.isolation` of the run (`bwrap+seccomp`, …), quoted in nothing but kept for callers' traces. */
   isolation: z.string().optional(),
+  /** `ExecEnv.denialSignals` of the run: which errnos, exit codes and signals are the sandbox's refusals. */
+  denialSignals: z
+    .strictObject({
+      exitCodes: z.array(z.number().int()).optional(),
+      signals: z.array(z.string()).optional(),
+      refusalErrnos: z.array(z.enum(["EROFS", "EACCES", "EPERM", "EBUSY"])).optional(),
+    })
+    .optional(),
   policy: SandboxPolicySchema,
   /** The writable roots of the run, as `computeWritableRoots` returned them for this policy. */
   writableRoots: z.array(
@@ -134,15 +144,12 @@ const MAX_LISTED = 5;
 
 type Refused = { path: string; cause: "outside-writable-roots" | "protected-path" | "read-only-sandbox" | "denied-read-path"; carveOut?: string };
 
-/** Which errnos mean "the sandbox refused" under this isolation; any other errno is the host's own answer. */
-function refusalErrnos(sandboxType: string, isolation: string | undefined): ReadonlySet<RefusalErrno> {
-  // bwrap mounts everything outside the roots (and the carve-outs) read-only, so its refusals are
-  // EROFS; an EACCES there is the file's own permissions, which an unsandboxed run meets as well.
-  // EBUSY: removing or renaming a protected name, which bwrap holds with a mount point.
-  if (sandboxType === "linux" && isolation?.startsWith("bwrap")) return new Set(["EROFS", "EBUSY"]);
-  if (sandboxType === "linux") return new Set(["EROFS", "EACCES"]); // Landlock answers EACCES
-  if (sandboxType === "seatbelt") return new Set(["EROFS", "EPERM"]);
-  return new Set(["EROFS", "EACCES", "EPERM"]);
+/**
+ * Which errnos mean "the sandbox refused" in this run, as its backend said (`denialSignals`); any
+ * other errno is the host's own answer. A backend that says nothing gets the broad default.
+ */
+function refusalErrnos(ev: z.infer<typeof DenialEvidenceSchema>): ReadonlySet<RefusalErrno> {
+  return new Set(ev.denialSignals?.refusalErrnos ?? DEFAULT_DENIAL_SIGNALS.refusalErrnos);
 }
 
 function resolvePrinted(p: string, cwd: string, home: string | undefined): string {
@@ -218,7 +225,7 @@ function filesystemDenial(
   marks: FilesystemMark[],
   directoryExists: ExplainOptions["directoryExists"],
 ): Omit<SandboxDenial, "summary" | "suggestion" | "audience"> | undefined {
-  const errnos = refusalErrnos(ev.sandboxType, ev.isolation);
+  const errnos = refusalErrnos(ev);
   const refused: Refused[] = [];
   const lines: string[] = [];
   for (const mark of marks) {
@@ -291,7 +298,8 @@ function evidenceOf(ev: z.infer<typeof DenialEvidenceSchema>, lines: readonly st
  *    inside a denied-read path. A path the policy lets it write is never blamed on the sandbox;
  * 2. resolver and connect errors, a Python traceback ending in EPERM from a socket call, or a
  *    silent `getent hosts NAME` exiting 2, while the policy keeps the network off;
- * 3. death by SIGSYS (exit 159 under the Linux sandbox): the seccomp filter;
+ * 3. death by a signal or exit code the run's backend names as its own (`denialSignals`: the
+ *    Linux backend's seccomp SIGSYS, exit 159 through a shell);
  * 4. a read-only file system error that names no path.
  * Nothing is explained for an unsandboxed run or a successful one.
  * @throws InvalidDenialEvidenceError naming the offending field when the input is malformed.
@@ -336,11 +344,11 @@ function networkDenial(ev: z.infer<typeof DenialEvidenceSchema>, texts: string[]
   };
 }
 
-/** 128 + SIGSYS: what a shell reports for a child the seccomp filter killed. */
-const SIGSYS_EXIT = 128 + 31;
-
 function processDenial(ev: z.infer<typeof DenialEvidenceSchema>): Omit<SandboxDenial, "summary" | "suggestion" | "audience"> | undefined {
-  const killed = ev.signal === "SIGSYS" || (ev.sandboxType === "linux" && ev.exitCode === SIGSYS_EXIT);
+  // Only what the backend names as its own kills: a SIGSYS under a backend without a seccomp filter
+  // is the program's own business.
+  const signals = ev.denialSignals ?? DEFAULT_DENIAL_SIGNALS;
+  const killed = (ev.signal != null && (signals.signals ?? []).includes(ev.signal)) || (signals.exitCodes ?? []).includes(ev.exitCode);
   if (!killed) return undefined;
   const lines: string[] = [];
   const bad = /bad system call/i;

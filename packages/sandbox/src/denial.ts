@@ -1,4 +1,4 @@
-import type { SandboxType } from "./backend.js";
+import { DEFAULT_DENIAL_SIGNALS, UNSANDBOXED, type DenialSignals, type SandboxType } from "./backend.js";
 
 /** Lower-case fragments that, in a failed sandboxed command's output, suggest the sandbox refused something. */
 export const SANDBOX_DENIAL_KEYWORDS: readonly string[] = Object.freeze([
@@ -14,9 +14,6 @@ export const SANDBOX_DENIAL_KEYWORDS: readonly string[] = Object.freeze([
 /** Exit codes of usage errors and command-not-found: without a keyword they are never blamed on the sandbox. */
 export const NON_DENIAL_EXIT_CODES: readonly number[] = Object.freeze([2, 126, 127]);
 
-/** 128 + SIGSYS (31 on Linux): the shell's exit code for a process killed by a seccomp trap. */
-export const LINUX_SIGSYS_EXIT_CODE = 128 + 31;
-
 /** The parts of a finished command the heuristic looks at. */
 export interface DenialCheckInput {
   exitCode: number;
@@ -24,6 +21,15 @@ export interface DenialCheckInput {
   stderr: string;
   /** Interleaved output when the spawner keeps it (PTY sessions only have this one). */
   aggregated?: string;
+  /** The signal that killed the command, when one did (`"SIGSYS"`). */
+  signal?: string | null;
+}
+
+/** The run a result came from: its `ExecEnv`, or the parts of it the heuristic reads. */
+export interface DenialRun {
+  sandboxType: SandboxType;
+  /** The backend's signals for this run; {@link DEFAULT_DENIAL_SIGNALS} when absent. */
+  denialSignals?: DenialSignals;
 }
 
 // One case-insensitive pass over the text: lower-casing megabytes of output and scanning it once
@@ -38,14 +44,17 @@ function mentionsSandbox(text: string | undefined): boolean {
  * Whether a failed command was probably stopped by the sandbox rather than failing on its own.
  * A guess, used only to offer an unsandboxed retry: it never fires for an unsandboxed run or a
  * successful exit; a keyword in any stream counts even for exit codes 2/126/127; those three are
- * otherwise ordinary failures; under the Linux sandbox a SIGSYS death (159) counts. Any other
+ * otherwise ordinary failures; an exit code or a killing signal the run's backend names as its own
+ * (`denialSignals`: the Linux backend's seccomp SIGSYS, exit 159 through a shell) counts. Any other
  * non-zero exit is the program's own failure.
  */
-export function isLikelySandboxDenied(result: DenialCheckInput, sandboxType: SandboxType): boolean {
-  if (sandboxType === "none" || result.exitCode === 0) return false;
+export function isLikelySandboxDenied(result: DenialCheckInput, run: DenialRun): boolean {
+  if (run.sandboxType === UNSANDBOXED || result.exitCode === 0) return false;
   if (mentionsSandbox(result.stdout) || mentionsSandbox(result.stderr) || mentionsSandbox(result.aggregated)) {
     return true;
   }
+  const signals = run.denialSignals ?? DEFAULT_DENIAL_SIGNALS;
+  if (result.signal && (signals.signals ?? []).includes(result.signal)) return true;
   if (NON_DENIAL_EXIT_CODES.includes(result.exitCode)) return false;
-  return sandboxType === "linux" && result.exitCode === LINUX_SIGSYS_EXIT_CODE;
+  return (signals.exitCodes ?? []).includes(result.exitCode);
 }

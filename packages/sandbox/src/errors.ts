@@ -5,6 +5,8 @@ export type SandboxErrorCode =
   | "SANDBOX_INVALID_COMMAND"
   | "SANDBOX_UNAVAILABLE"
   | "SANDBOX_BACKEND_CONFLICT"
+  | "SANDBOX_BACKEND_NOT_FOUND"
+  | "SANDBOX_INVALID_BACKEND"
   | "SANDBOX_TRANSFORM_FAILED"
   | "SANDBOX_UNPINNABLE_PATH"
   | "SANDBOX_COMMAND_NOT_FOUND"
@@ -111,6 +113,28 @@ export class SandboxBackendConflictError extends SandboxError {
   constructor(backend: string) {
     super("SANDBOX_BACKEND_CONFLICT", `a sandbox backend named ${JSON.stringify(backend)} is already registered`);
     this.backend = backend;
+  }
+}
+
+/** A backend was asked for by name and none of that name is registered. */
+export class SandboxBackendNotFoundError extends SandboxError {
+  readonly backend: string;
+  /** The names that are registered, in preference order. */
+  readonly registered: readonly string[];
+  constructor(backend: string, registered: readonly string[]) {
+    const known = registered.length > 0 ? `registered: ${registered.join(", ")}` : "no backend is registered";
+    super("SANDBOX_BACKEND_NOT_FOUND", `no sandbox backend named ${JSON.stringify(backend)} (${known})`);
+    this.backend = backend;
+    this.registered = registered;
+  }
+}
+
+/** An object handed to `SandboxManager.register` does not have the `SandboxBackend` shape; `field` names what is wrong. */
+export class InvalidSandboxBackendError extends SandboxError {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super("SANDBOX_INVALID_BACKEND", `sandbox backend: ${field}: ${message}`);
+    this.field = field;
   }
 }
 

@@ -4,13 +4,13 @@ export * from "./backend.js";
 export { CommandSpecSchema, parseCommandSpec } from "./command-spec.js";
 export { computeWritableRoots, type WritableRoot, type WritableRootsOptions } from "./writable-roots.js";
 export { PROTECTED_METADATA_NAMES, readGitdirPointer } from "./carve-outs.js";
-export { SandboxManager, type BackendReport, type SandboxManagerOptions } from "./manager.js";
+export { SandboxManager, type BackendChoice, type BackendReport, type SandboxManagerOptions } from "./manager.js";
 export {
   isLikelySandboxDenied,
   SANDBOX_DENIAL_KEYWORDS,
   NON_DENIAL_EXIT_CODES,
-  LINUX_SIGSYS_EXIT_CODE,
   type DenialCheckInput,
+  type DenialRun,
 } from "./denial.js";
 export {
   explainSandboxDenial,
@@ -30,4 +30,4 @@ export {
   type ExplainOptions,
 } from "./denial-explain.js";
 export type { DenialAudience } from "./denial-text.js";
-export { sandboxEnvMarkers, SANDBOX_ENV_VAR, NETWORK_DISABLED_ENV_VAR, SANDBOX_ENV_VALUES } from "./env-markers.js";
+export { sandboxEnvMarkers, SANDBOX_ENV_VAR, NETWORK_DISABLED_ENV_VAR } from "./env-markers.js";

@@ -1,8 +1,19 @@
-import type { BackendAvailability, CommandSpec, ExecEnv, SandboxBackend, TransformOptions } from "./backend.js";
+import {
+  DEFAULT_DENIAL_SIGNALS,
+  UNSANDBOXED,
+  type BackendAvailability,
+  type CommandSpec,
+  type ExecEnv,
+  type SandboxBackend,
+  type SandboxPlan,
+  type TransformOptions,
+} from "./backend.js";
+import { checkBackendShape } from "./backend-shape.js";
 import { parseCommandSpec } from "./command-spec.js";
 import { sandboxEnvMarkers } from "./env-markers.js";
 import {
   SandboxBackendConflictError,
+  SandboxBackendNotFoundError,
   SandboxError,
   SandboxTransformError,
   SandboxUnavailableError,
@@ -14,6 +25,7 @@ import { parseSandboxPolicy, policyRequiresPlatformSandbox, type SandboxPolicy }
 export interface BackendReport {
   name: string;
   platform: NodeJS.Platform;
+  sandboxType: string;
   availability: BackendAvailability;
 }
 
@@ -23,14 +35,20 @@ export interface SandboxManagerOptions {
   platform?: NodeJS.Platform;
 }
 
+/** Picks one registered backend by name instead of the first available one. */
+export interface BackendChoice {
+  /** The backend's `name`; unknown names throw `SandboxBackendNotFoundError`. */
+  backend?: string;
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 /**
  * Holds the registered sandbox backends and turns a command into the command that must be spawned.
- * The first registered, available backend for this platform is used. When the policy needs a
- * sandbox and none is available, it throws: there is no silent unsandboxed fallback.
+ * The first registered, available backend for this platform is used, or the one named. When the
+ * policy needs a sandbox and none is available, it throws: there is no silent unsandboxed fallback.
  */
 export class SandboxManager {
   /** The platform backends are selected for. */
@@ -44,9 +62,11 @@ export class SandboxManager {
 
   /**
    * Add a backend; earlier registrations are preferred.
+   * @throws InvalidSandboxBackendError when it lacks part of the `SandboxBackend` shape.
    * @throws SandboxBackendConflictError when a backend with the same name is already registered.
    */
   register(backend: SandboxBackend): void {
+    checkBackendShape(backend);
     if (this.#backends.some((b) => b.name === backend.name)) throw new SandboxBackendConflictError(backend.name);
     this.#backends.push(backend);
   }
@@ -54,6 +74,11 @@ export class SandboxManager {
   /** The registered backends, in preference order. */
   get backends(): readonly SandboxBackend[] {
     return [...this.#backends];
+  }
+
+  /** The registered backend of that name, if any. */
+  get(name: string): SandboxBackend | undefined {
+    return this.#backends.find((b) => b.name === name);
   }
 
   /**
@@ -80,21 +105,35 @@ export class SandboxManager {
   /** Every registered backend with its availability (and the reason when unavailable). */
   async report(): Promise<BackendReport[]> {
     return Promise.all(
-      this.#backends.map(async (b) => ({ name: b.name, platform: b.platform, availability: await this.availability(b) })),
+      this.#backends.map(async (b) => ({
+        name: b.name,
+        platform: b.platform,
+        sandboxType: b.sandboxType,
+        availability: await this.availability(b),
+      })),
     );
+  }
+
+  /** The named backend, or SandboxBackendNotFoundError listing the registered names. */
+  #named(name: string): SandboxBackend {
+    const backend = this.get(name);
+    if (!backend) throw new SandboxBackendNotFoundError(name, this.#backends.map((b) => b.name));
+    return backend;
   }
 
   /**
    * The backend that will enforce `policy`, or `null` when the policy needs no platform sandbox
-   * (`danger-full-access`, `external-sandbox`).
+   * (`danger-full-access`, `external-sandbox`). With `choice.backend`, that backend or an error.
    * @throws InvalidSandboxPolicyError for a malformed policy.
-   * @throws SandboxUnavailableError naming the policy mode and every backend's reason.
+   * @throws SandboxBackendNotFoundError when the named backend is not registered.
+   * @throws SandboxUnavailableError naming the policy mode and every candidate's reason.
    */
-  async select(policy: SandboxPolicy): Promise<SandboxBackend | null> {
+  async select(policy: SandboxPolicy, choice: BackendChoice = {}): Promise<SandboxBackend | null> {
     const valid = parseSandboxPolicy(policy);
+    const candidates = choice.backend === undefined ? this.#backends : [this.#named(choice.backend)];
     if (!policyRequiresPlatformSandbox(valid)) return null;
     const reasons: BackendUnavailableReason[] = [];
-    for (const backend of this.#backends) {
+    for (const backend of candidates) {
       const availability = await this.availability(backend);
       if (availability.available) return backend;
       reasons.push({ backend: backend.name, platform: backend.platform, reason: availability.reason });
@@ -104,36 +143,86 @@ export class SandboxManager {
 
   /**
    * Select a backend and let it wrap the command. Without a needed sandbox, the command comes
-   * back unchanged with `sandboxType: "none"`. The env markers of `sandboxEnvMarkers` are always
-   * applied on top of what the backend returns.
+   * back unchanged with `sandboxType: "none"`. The env markers (the backend's own, or
+   * `CODEX_SANDBOX=<sandboxType>`, plus the network marker) are always applied on top of what the
+   * backend returns, and `denialSignals` defaults to the backend's.
    * @throws InvalidCommandSpecError, InvalidSandboxPolicyError for bad input.
+   * @throws SandboxBackendNotFoundError when `choice.backend` names no registered backend.
    * @throws SandboxUnavailableError when a sandbox is needed and none is available.
    * @throws SandboxTransformError when the backend fails or returns an unsandboxed command.
    */
-  async prepare(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions): Promise<ExecEnv> {
+  async prepare(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions & BackendChoice): Promise<ExecEnv> {
     const command = parseCommandSpec(spec);
     const valid = parseSandboxPolicy(policy);
-    const backend = await this.select(valid);
+    const backend = await this.select(valid, options);
     if (!backend) {
       return {
         argv: [...command.argv],
         cwd: command.cwd,
-        env: { ...command.env, ...sandboxEnvMarkers(valid, "none") },
-        sandboxType: "none",
+        env: { ...command.env, ...sandboxEnvMarkers(valid, UNSANDBOXED) },
+        sandboxType: UNSANDBOXED,
         isolation: "none",
       };
     }
     let env: ExecEnv;
     try {
-      env = await backend.transform(command, valid, options);
+      env = await backend.transform(command, valid, transformOptions(options));
     } catch (error) {
       if (error instanceof SandboxError) throw error;
       throw new SandboxTransformError(backend.name, describe(error), { cause: error });
     }
-    if (env.sandboxType === "none") {
+    if (env.sandboxType === UNSANDBOXED) {
       await env.cleanup?.();
       throw new SandboxTransformError(backend.name, `returned an unsandboxed command for policy "${valid.mode}"`);
     }
-    return { ...env, env: { ...env.env, ...sandboxEnvMarkers(valid, env.sandboxType) } };
+    return {
+      ...env,
+      env: { ...env.env, ...sandboxEnvMarkers(valid, env.sandboxType, backend.envMarkers) },
+      denialSignals: env.denialSignals ?? backend.denialSignals ?? DEFAULT_DENIAL_SIGNALS,
+    };
   }
+
+  /**
+   * What would run, without running or creating anything, on any platform: the named backend's
+   * plan, or the first registered backend's for this platform. A policy that needs no sandbox
+   * plans the command as it is (`sandboxType: "none"`).
+   * @throws InvalidCommandSpecError, InvalidSandboxPolicyError for bad input.
+   * @throws SandboxBackendNotFoundError when `choice.backend` names no registered backend.
+   * @throws SandboxUnavailableError when no backend is registered for this platform.
+   * @throws SandboxTransformError when the backend's planning fails for another reason than bad input.
+   */
+  async plan(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions & BackendChoice): Promise<SandboxPlan> {
+    const command = parseCommandSpec(spec);
+    const valid = parseSandboxPolicy(policy);
+    const backend =
+      options.backend !== undefined ? this.#named(options.backend) : this.#backends.find((b) => b.platform === this.platform);
+    if (!policyRequiresPlatformSandbox(valid)) {
+      return {
+        backend: backend?.name ?? UNSANDBOXED,
+        sandboxType: UNSANDBOXED,
+        isolation: "none",
+        argv: [...command.argv],
+        cwd: command.cwd,
+        env: sandboxEnvMarkers(valid, UNSANDBOXED),
+        unsetEnv: [],
+        plan: { sandboxed: false, reason: `policy "${valid.mode}" needs no platform sandbox` },
+      };
+    }
+    if (!backend) throw new SandboxUnavailableError(valid.mode, this.platform, []);
+    let plan: SandboxPlan;
+    try {
+      plan = await backend.plan(command, valid, transformOptions(options));
+    } catch (error) {
+      if (error instanceof SandboxError) throw error;
+      throw new SandboxTransformError(backend.name, describe(error), { cause: error });
+    }
+    // The markers are the manager's to apply at run time, so a plan shows them the same way.
+    return { ...plan, env: { ...plan.env, ...sandboxEnvMarkers(valid, plan.sandboxType, backend.envMarkers) } };
+  }
+}
+
+/** The transform options without the manager's own `backend` choice. */
+function transformOptions(options: TransformOptions & BackendChoice): TransformOptions {
+  const { backend: _backend, ...rest } = options;
+  return rest;
 }

@@ -17,6 +17,11 @@ const roots = [
   { root: WS, readOnlySubpaths: [`${WS}/.agents`, `${WS}/.codex`, `${WS}/.git`, `${WS}/.shellgate`, `${WS}/rules`], pinnedAncestors: [] },
 ];
 
+// The signals the Linux backend gives its runs (sandbox-linux tests that it does): bwrap's read-only
+// mounts answer EROFS (and EBUSY for a held name), Landlock answers EACCES; seccomp kills with SIGSYS.
+const bwrap: DenialEvidence["denialSignals"] = { exitCodes: [159], signals: ["SIGSYS"], refusalErrnos: ["EROFS", "EBUSY"] };
+const landlock: DenialEvidence["denialSignals"] = { exitCodes: [159], signals: ["SIGSYS"], refusalErrnos: ["EROFS", "EACCES"] };
+
 function evidence(extra: Partial<DenialEvidence> = {}): DenialEvidence {
   return {
     exitCode: 1,
@@ -24,6 +29,7 @@ function evidence(extra: Partial<DenialEvidence> = {}): DenialEvidence {
     stderr: "",
     sandboxType: "linux",
     isolation: "bwrap+seccomp",
+    denialSignals: bwrap,
     policy: workspaceWrite(),
     writableRoots: roots,
     cwd: WS,
@@ -115,7 +121,7 @@ describe("explainSandboxDenial: filesystem", () => {
     // EACCES outside the roots under bwrap is the file's own permission: an unsandboxed run meets it too.
     expect(explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/etc/shadow': Permission denied\n" }))).toBeUndefined();
     // …while Landlock answers a refusal with EACCES.
-    expect(explainSandboxDenial(evidence({ isolation: "landlock+seccomp", stderr: "touch: cannot touch '/etc/x': Permission denied\n" }))?.paths).toEqual(["/etc/x"]);
+    expect(explainSandboxDenial(evidence({ isolation: "landlock+seccomp", denialSignals: landlock, stderr: "touch: cannot touch '/etc/x': Permission denied\n" }))?.paths).toEqual(["/etc/x"]);
     // A plain failure, a success, an unsandboxed run, full access.
     expect(explainSandboxDenial(evidence({ stderr: "FAIL test/a.test.ts\n" }))).toBeUndefined();
     const ro = "touch: cannot touch '/etc/x': Read-only file system\n";
@@ -145,7 +151,7 @@ describe("explainSandboxDenial: busy protected names", () => {
     expect(explainSandboxDenial(evidence({ stderr: "umount: /mnt/usb: target is busy; rmdir: failed to remove '/mnt/usb': Device or resource busy\n" }))).toBeUndefined();
     expect(explainSandboxDenial(evidence({ stderr: "rm: cannot remove 'build/out': Device or resource busy\n" }))).toBeUndefined();
     // nor under Landlock, which holds no names with mount points
-    expect(explainSandboxDenial(evidence({ isolation: "landlock+seccomp", stderr: "find: cannot delete './.codex': Device or resource busy\n" }))).toBeUndefined();
+    expect(explainSandboxDenial(evidence({ isolation: "landlock+seccomp", denialSignals: landlock, stderr: "find: cannot delete './.codex': Device or resource busy\n" }))).toBeUndefined();
   });
 });
 
@@ -193,7 +199,10 @@ describe("explainSandboxDenial: network and process", () => {
   it("SIGSYS under the Linux sandbox is the seccomp filter", () => {
     const d = explainSandboxDenial(evidence({ exitCode: 159, stderr: "sh: 1: ./probe: Bad system call\n" }))!;
     expect(d).toMatchObject({ kind: "process", cause: "seccomp", evidence: { lines: ["sh: 1: ./probe: Bad system call"] } });
-    expect(explainSandboxDenial(evidence({ exitCode: 159, sandboxType: "seatbelt" }))).toBeUndefined();
+    // a backend that names no such exit code (or signal): the program's own failure
+    expect(explainSandboxDenial(evidence({ exitCode: 159, sandboxType: "seatbelt", denialSignals: undefined }))).toBeUndefined();
+    expect(explainSandboxDenial(evidence({ exitCode: 159, signal: "SIGSYS", sandboxType: "container", denialSignals: undefined }))).toBeUndefined();
+    expect(explainSandboxDenial(evidence({ exitCode: 159, signal: "SIGSYS" }))).toMatchObject({ cause: "seccomp" });
   });
 });
 
@@ -290,6 +299,7 @@ describe.skipIf(!bwrapWorks)("explainSandboxDenial on what real tools print unde
       stderr: r.stderr,
       sandboxType: "linux",
       isolation: "bwrap+seccomp",
+      denialSignals: bwrap,
       policy: workspaceWrite(),
       writableRoots: roots,
       cwd,
@@ -298,7 +308,7 @@ describe.skipIf(!bwrapWorks)("explainSandboxDenial on what real tools print unde
     expect(d?.paths, `${name}: ${r.stderr}`).toEqual([want]);
     expect(d?.cause).toBe(expected.startsWith("/") ? "outside-writable-roots" : "protected-path");
     // Control: the same command in a writable place is no denial at all.
-    const own = explainSandboxDenial({ exitCode: 1, stdout: "", stderr: r.stderr.replaceAll("/etc/", `${cwd}/`), sandboxType: "linux", isolation: "bwrap+seccomp", policy: workspaceWrite(), writableRoots: roots, cwd });
+    const own = explainSandboxDenial({ exitCode: 1, stdout: "", stderr: r.stderr.replaceAll("/etc/", `${cwd}/`), sandboxType: "linux", isolation: "bwrap+seccomp", denialSignals: bwrap, policy: workspaceWrite(), writableRoots: roots, cwd });
     if (expected.startsWith("/")) expect(own).toBeUndefined();
   });
 });

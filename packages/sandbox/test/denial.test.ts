@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { isLikelySandboxDenied, type DenialCheckInput, type SandboxType } from "../src/index.js";
+import { isLikelySandboxDenied, type DenialCheckInput, type DenialRun } from "../src/index.js";
 
-type Row = [string, Partial<DenialCheckInput> & { exitCode: number }, SandboxType, boolean];
+// A backend that names its own signals (as the Linux one does: seccomp's SIGSYS, 159 through a
+// shell) and three that name none: the heuristic knows no backend by name.
+const RUNS: Record<string, DenialRun> = {
+  linux: { sandboxType: "linux", denialSignals: { exitCodes: [159], signals: ["SIGSYS"] } },
+  seatbelt: { sandboxType: "seatbelt" },
+  windows: { sandboxType: "windows" },
+  none: { sandboxType: "none", denialSignals: { exitCodes: [159] } },
+  "linux without signals": { sandboxType: "linux" },
+};
+
+type Row = [string, Partial<DenialCheckInput> & { exitCode: number }, keyof typeof RUNS, boolean];
 
 const rows: Row[] = [
   ["ordinary non-zero exit is not a denial", { exitCode: 1, stderr: "error: test failed" }, "linux", false],
@@ -24,14 +34,18 @@ const rows: Row[] = [
   ["128+SIGSYS under the Linux sandbox", { exitCode: 159 }, "linux", true],
   ["128+SIGSYS under seatbelt is not special", { exitCode: 159 }, "seatbelt", false],
   ["128+SIGSYS under windows is not special", { exitCode: 159 }, "windows", false],
+  ["a backend that names no exit codes gets none, whatever its sandboxType", { exitCode: 159 }, "linux without signals", false],
+  ["a killing signal the backend names", { exitCode: 159, signal: "SIGSYS" }, "linux", true],
+  ["a killing signal the backend does not name", { exitCode: 137, signal: "SIGKILL" }, "linux", false],
+  ["a named signal still needs a failed exit", { exitCode: 0, signal: "SIGSYS" }, "linux", false],
   ["other signal deaths are not denials", { exitCode: 137 }, "linux", false],
   ["network failures without keywords are not detected", { exitCode: 6, stderr: "curl: (6) Could not resolve host: example.com" }, "linux", false],
   ["negative (unknown) exit code without keyword", { exitCode: -1 }, "linux", false],
 ];
 
 describe("isLikelySandboxDenied", () => {
-  it.each(rows)("%s", (_title, partial, sandboxType, expected) => {
+  it.each(rows)("%s", (_title, partial, run, expected) => {
     const result: DenialCheckInput = { stdout: "", stderr: "", ...partial };
-    expect(isLikelySandboxDenied(result, sandboxType)).toBe(expected);
+    expect(isLikelySandboxDenied(result, RUNS[run]!)).toBe(expected);
   });
 });

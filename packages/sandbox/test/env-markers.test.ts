@@ -23,4 +23,11 @@ describe("sandboxEnvMarkers", () => {
       expect(sandboxEnvMarkers(parseSandboxPolicy(input), type), JSON.stringify(input)).toEqual(expected);
     }
   });
+
+  it("takes the backend's own markers instead of CODEX_SANDBOX=<sandboxType>, never for an unsandboxed run", () => {
+    const policy = parseSandboxPolicy({ mode: "workspace-write" });
+    expect(sandboxEnvMarkers(policy, "container")).toEqual({ CODEX_SANDBOX: "container", CODEX_SANDBOX_NETWORK_DISABLED: "1" });
+    expect(sandboxEnvMarkers(policy, "container", { IN_CONTAINER: "yes" })).toEqual({ IN_CONTAINER: "yes", CODEX_SANDBOX_NETWORK_DISABLED: "1" });
+    expect(sandboxEnvMarkers(policy, "none", { IN_CONTAINER: "yes" })).toEqual({ CODEX_SANDBOX_NETWORK_DISABLED: "1" });
+  });
 });

@@ -4,6 +4,8 @@ import {
   InvalidSandboxPolicyError,
   parseSandboxPolicy,
   SandboxBackendConflictError,
+  SandboxBackendNotFoundError,
+  InvalidSandboxBackendError,
   SandboxError,
   SandboxManager,
   SandboxTransformError,
@@ -20,13 +22,33 @@ import {
 function fakeBackend(
   name: string,
   availability: BackendAvailability | (() => never),
-  opts: { platform?: NodeJS.Platform; sandboxType?: SandboxType; transform?: SandboxBackend["transform"] } = {},
+  opts: {
+    platform?: NodeJS.Platform;
+    sandboxType?: SandboxType;
+    transform?: SandboxBackend["transform"];
+    envMarkers?: Record<string, string>;
+    denialSignals?: SandboxBackend["denialSignals"];
+  } = {},
 ): SandboxBackend & { probes: number } {
   const backend = {
     name,
     platform: opts.platform ?? "linux",
     sandboxType: opts.sandboxType ?? "linux",
+    ...(opts.envMarkers ? { envMarkers: opts.envMarkers } : {}),
+    ...(opts.denialSignals ? { denialSignals: opts.denialSignals } : {}),
     probes: 0,
+    async plan(spec: CommandSpec) {
+      return {
+        backend: name,
+        sandboxType: opts.sandboxType ?? "linux",
+        isolation: `${name}-isolation`,
+        argv: [`/fake/${name}`, "--", ...spec.argv],
+        cwd: spec.cwd,
+        env: { FROM_BACKEND: name },
+        unsetEnv: [],
+        plan: { layer: "fake" },
+      };
+    },
     async isAvailable(): Promise<BackendAvailability> {
       backend.probes += 1;
       if (typeof availability === "function") return availability();
@@ -160,11 +182,104 @@ describe("SandboxManager.register and report", () => {
     manager.register(fakeBackend("c", boom));
     manager.register(fakeBackend("d", up, { platform: "darwin" }));
     expect(await manager.report()).toEqual([
-      { name: "a", platform: "linux", availability: up },
-      { name: "b", platform: "linux", availability: down("missing helper") },
-      { name: "c", platform: "linux", availability: down("availability probe failed: probe exploded") },
-      { name: "d", platform: "darwin", availability: down("built for darwin, this is linux") },
+      { name: "a", platform: "linux", sandboxType: "linux", availability: up },
+      { name: "b", platform: "linux", sandboxType: "linux", availability: down("missing helper") },
+      { name: "c", platform: "linux", sandboxType: "linux", availability: down("availability probe failed: probe exploded") },
+      { name: "d", platform: "darwin", sandboxType: "linux", availability: down("built for darwin, this is linux") },
     ]);
+  });
+});
+
+describe("SandboxManager: backends as plug-ins", () => {
+  it("checks the shape of what it registers, naming the field", () => {
+    const manager = new SandboxManager({ platform: "linux" });
+    const good = fakeBackend("ok", up);
+    const cases: Array<[unknown, string]> = [
+      [{ ...good, name: "" }, "name"],
+      [{ ...good, sandboxType: "none" }, "sandboxType"],
+      [{ ...good, plan: undefined }, "plan"],
+      [{ ...good, transform: "bwrap" }, "transform"],
+      [{ ...good, envMarkers: { CODEX_SANDBOX: 1 } }, "envMarkers.CODEX_SANDBOX"],
+      [{ ...good, denialSignals: { exitCodes: ["159"] } }, "denialSignals.exitCodes.0"],
+      [null, "backend"],
+    ];
+    for (const [backend, field] of cases) {
+      const error = (() => {
+        try {
+          manager.register(backend as SandboxBackend);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error, field).toBeInstanceOf(InvalidSandboxBackendError);
+      expect((error as InvalidSandboxBackendError).field).toBe(field);
+      expect((error as InvalidSandboxBackendError).code).toBe("SANDBOX_INVALID_BACKEND");
+    }
+    expect(manager.backends).toHaveLength(0);
+    manager.register(good);
+    expect(manager.get("ok")).toBe(good);
+    expect(manager.get("nope")).toBeUndefined();
+  });
+
+  it("selects a backend by name, and says which names exist when it is not there", async () => {
+    const manager = new SandboxManager({ platform: "linux" });
+    manager.register(fakeBackend("first", up));
+    manager.register(fakeBackend("second", up, { sandboxType: "container" }));
+    expect((await manager.select(workspace))?.name).toBe("first");
+    expect((await manager.select(workspace, { backend: "second" }))?.name).toBe("second");
+    const env = await manager.prepare(spec, workspace, { ...options, backend: "second" });
+    expect(env.argv[0]).toBe("/fake/second");
+    expect(env.env["CODEX_SANDBOX"]).toBe("container");
+    const missing = manager.select(workspace, { backend: "seatbelt" });
+    await expect(missing).rejects.toBeInstanceOf(SandboxBackendNotFoundError);
+    await expect(missing).rejects.toThrow('no sandbox backend named "seatbelt" (registered: first, second)');
+  });
+
+  it("a named backend that is unavailable here fails with its reason, never falling back to another", async () => {
+    const manager = new SandboxManager({ platform: "linux" });
+    manager.register(fakeBackend("works", up));
+    manager.register(fakeBackend("mac", up, { platform: "darwin", sandboxType: "seatbelt" }));
+    const error = await manager.prepare(spec, workspace, { ...options, backend: "mac" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxUnavailableError);
+    expect((error as SandboxUnavailableError).reasons).toEqual([{ backend: "mac", platform: "darwin", reason: "built for darwin, this is linux" }]);
+  });
+
+  it("applies the backend's own env markers and denial signals", async () => {
+    const manager = new SandboxManager({ platform: "linux" });
+    const denialSignals = { exitCodes: [159], signals: ["SIGSYS"] };
+    manager.register(fakeBackend("box", up, { sandboxType: "container", envMarkers: { CODEX_SANDBOX: "box", IN_BOX: "1" }, denialSignals }));
+    const env = await manager.prepare(spec, workspace, options);
+    expect(env.env).toMatchObject({ CODEX_SANDBOX: "box", IN_BOX: "1", CODEX_SANDBOX_NETWORK_DISABLED: "1" });
+    expect(env.denialSignals).toEqual(denialSignals);
+    // without any, the shared default: keywords only
+    const plain = new SandboxManager({ platform: "linux" });
+    plain.register(fakeBackend("plain", up));
+    expect((await plain.prepare(spec, workspace, options)).denialSignals).toEqual({ exitCodes: [], signals: [], refusalErrnos: ["EROFS", "EACCES", "EPERM"] });
+  });
+
+  it("plans on any platform without probing, with the markers a run would get", async () => {
+    const manager = new SandboxManager({ platform: "win32" });
+    const mac = fakeBackend("mac", boom, { platform: "darwin", sandboxType: "seatbelt" });
+    manager.register(mac);
+    const plan = await manager.plan(spec, workspace, { ...options, backend: "mac" });
+    expect(plan).toEqual({
+      backend: "mac",
+      sandboxType: "seatbelt",
+      isolation: "mac-isolation",
+      argv: ["/fake/mac", "--", "echo", "hi"],
+      cwd: "/",
+      env: { FROM_BACKEND: "mac", CODEX_SANDBOX: "seatbelt", CODEX_SANDBOX_NETWORK_DISABLED: "1" },
+      unsetEnv: [],
+      plan: { layer: "fake" },
+    });
+    expect(mac.probes).toBe(0);
+    // no name: this platform's backend, and there is none for win32
+    await expect(manager.plan(spec, workspace, options)).rejects.toBeInstanceOf(SandboxUnavailableError);
+    // a policy without a sandbox plans the command itself
+    const full = await manager.plan(spec, fullAccess, { ...options, backend: "mac" });
+    expect(full).toMatchObject({ sandboxType: "none", argv: ["echo", "hi"], env: {} });
+    await expect(manager.plan(spec, workspace, { ...options, backend: "nope" })).rejects.toBeInstanceOf(SandboxBackendNotFoundError);
   });
 });
 

@@ -41,19 +41,19 @@ describe.skipIf(!bwrapWorks)("computed roots under a real bubblewrap view (skipp
     for (const target of [".git/hooks/pre-commit", "rules/default.rules"]) {
       const denied = run(args, `echo pwned > ${target}`, cwd);
       expect(denied.exitCode, target).not.toBe(0);
-      expect(isLikelySandboxDenied(denied, "linux"), denied.stderr).toBe(true);
-      expect(isLikelySandboxDenied(denied, "none")).toBe(false);
+      expect(isLikelySandboxDenied(denied, { sandboxType: "linux" }), denied.stderr).toBe(true);
+      expect(isLikelySandboxDenied(denied, { sandboxType: "none" })).toBe(false);
     }
     expect(await fs.readFile(path.join(cwd, "rules", "default.rules"), "utf8")).toBe("");
     await expect(fs.access(path.join(cwd, ".git", "hooks", "pre-commit"))).rejects.toThrow();
 
     // Outside every root the whole filesystem is read-only too.
     const outside = run(args, "echo x > /etc/shellgate-test", cwd);
-    expect(isLikelySandboxDenied(outside, "linux")).toBe(true);
+    expect(isLikelySandboxDenied(outside, { sandboxType: "linux" })).toBe(true);
 
     // A program's own failure under the same sandbox is not a denial.
     const ordinary = run(args, "echo 'tests failed' >&2; exit 1", cwd);
     expect(ordinary.exitCode).toBe(1);
-    expect(isLikelySandboxDenied(ordinary, "linux")).toBe(false);
+    expect(isLikelySandboxDenied(ordinary, { sandboxType: "linux" })).toBe(false);
   });
 });

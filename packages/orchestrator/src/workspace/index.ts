@@ -1,2 +1,0 @@
-export { captureWorkspaceIdentity, verifyWorkspaceIdentity } from "./identity.js";
-export type { WorkspaceIdentity } from "./identity.js";

@@ -1,0 +1,78 @@
+import type { DenialSignals } from "@shellgate/sandbox";
+import { bwrapArgs } from "./bwrap-args.js";
+import type { MountPlan } from "./mount-plan.js";
+
+/** What the Linux backend says of its runs' refusals (see `DenialSignals`). */
+export const LINUX_DENIAL_SIGNALS: Readonly<Record<"bwrap" | "landlock", DenialSignals>> = Object.freeze({
+  // Both layers kill with SIGSYS through the seccomp filter: 159 is how a shell reports it.
+  /** bubblewrap's read-only mounts answer EROFS, and a protected name held by a mount point EBUSY. */
+  bwrap: Object.freeze({ exitCodes: [128 + 31], signals: ["SIGSYS"], refusalErrnos: ["EROFS", "EBUSY"] as const }),
+  /** Landlock answers a refused write with EACCES. */
+  landlock: Object.freeze({ exitCodes: [128 + 31], signals: ["SIGSYS"], refusalErrnos: ["EROFS", "EACCES"] as const }),
+});
+
+/** The helper's own part of the argv: network mode, terminal, loader variables, limits. */
+export interface HelperArgsInput {
+  helperPath: string;
+  network: boolean;
+  /** The run has a PTY made for it alone: the command becomes its foreground process group. */
+  dedicatedTerminal: boolean;
+  /** `--setenv NAME=VALUE` pairs for loader variables, set by the helper after confinement. */
+  deferredEnv: readonly string[];
+  /** `--nproc N` when `RLIMIT_NPROC` enforces the process limit. */
+  limitArgs: readonly string[];
+}
+
+function helperArgs(input: HelperArgsInput): string[] {
+  return [
+    input.helperPath,
+    "--net", input.network ? "on" : "off",
+    ...(input.dedicatedTerminal ? ["--foreground"] : []),
+    ...input.deferredEnv,
+    ...input.limitArgs,
+  ];
+}
+
+/** Everything the bubblewrap layer's argv is made of. */
+export interface BwrapLaunchInput extends HelperArgsInput {
+  bwrapPath: string;
+  mounts: MountPlan;
+  procMount: boolean;
+  cwd: string;
+  privateTmpSizeBytes: number;
+  /** A pids cgroup made for this run: the helper joins it on the host, then execs bubblewrap. */
+  cgroupDir?: string;
+  argv: readonly string[];
+}
+
+/**
+ * The argv of a bubblewrap run: `[helper --cgroup DIR --exec-only --] bwrap ARGS -- helper ARGS -- CMD`.
+ * With a cgroup the helper starts first, so that bubblewrap and everything below it are counted
+ * from the first fork.
+ */
+export function bwrapLaunchArgv(input: BwrapLaunchInput): string[] {
+  const outer = input.cgroupDir ? [input.helperPath, "--cgroup", input.cgroupDir, "--exec-only", "--"] : [];
+  const args = bwrapArgs(input.mounts, {
+    network: input.network,
+    procMount: input.procMount,
+    cwd: input.cwd,
+    privateTmpSizeBytes: input.privateTmpSizeBytes,
+    dedicatedTerminal: input.dedicatedTerminal,
+  });
+  return [...outer, input.bwrapPath, ...args, "--", ...helperArgs(input), "--", ...input.argv];
+}
+
+/** Everything the Landlock layer's argv is made of. */
+export interface LandlockLaunchInput extends HelperArgsInput {
+  writableRoots: readonly string[];
+  cgroupDir?: string;
+  argv: readonly string[];
+}
+
+/** The argv of a Landlock run: the helper alone restricts itself, then reaps the command. */
+export function landlockLaunchArgv(input: LandlockLaunchInput): string[] {
+  const [helper, ...rest] = helperArgs(input);
+  const join = input.cgroupDir ? ["--cgroup", input.cgroupDir] : [];
+  const rw = input.writableRoots.flatMap((r) => ["--rw", r]);
+  return [helper as string, ...join, ...rest, "--landlock", ...rw, "--reap", "--", ...input.argv];
+}
