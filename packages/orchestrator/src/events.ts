@@ -1,4 +1,4 @@
-import type { SandboxDenial } from "@shellgate/sandbox";
+import type { SandboxDenial, SandboxType } from "@shellgate/sandbox";
 
 /** What the decision trace records for one tool call. It never holds the command, cwd, env or output. */
 export interface DecisionTrace {
@@ -11,7 +11,8 @@ export interface DecisionTrace {
   reviewDecision?: "approved" | "approved_for_session" | "approved_with_amendment" | "denied" | "abort" | "cached";
   /** Whether the sandbox was bypassed on the first attempt, and why. */
   sandboxOverride: "none" | "bypass_by_rule" | "escalation_approved";
-  initialSandbox: "none" | "linux" | "seatbelt" | "windows";
+  /** The first attempt's sandbox: the backend's `sandboxType` (an open string), `"none"` when it ran unsandboxed. */
+  initialSandbox: SandboxType;
   /** 1 for a first attempt only, 2 when an unsandboxed retry ran (0 when nothing ran). */
   attempts: number;
   /**

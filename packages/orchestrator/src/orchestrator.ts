@@ -1,24 +1,27 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import path from "node:path";
-import { parseSandboxPolicy, SandboxManager } from "@shellgate/sandbox";
+import { parseSandboxPolicy, policyRequiresPlatformSandbox, SandboxManager } from "@shellgate/sandbox";
 import type { SandboxBackend, SandboxPolicy, SandboxPolicyInput } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { detectUserShell, resolveShell } from "@shellgate/shell-detect";
 import type { Shell } from "@shellgate/shell-detect";
 import { z } from "zod";
-import { ApprovalPolicySchema, isKnownSafeCommand } from "./admission/index.js";
-import type { ApprovalPolicy, PolicyEvaluator } from "./admission/index.js";
-import { ApprovalCache, PolicyStore } from "./approval/index.js";
-import type { ApprovalHandler } from "./approval/index.js";
-import { buildCommandEnv, parseShellEnvironmentPolicy, withUnifiedExecEnv } from "./env/index.js";
-import type { ShellEnvironmentPolicy, ShellEnvironmentPolicyInput } from "./env/index.js";
+import { ApprovalPolicySchema } from "./admission/approval-policy.js";
+import type { ApprovalPolicy } from "./admission/approval-policy.js";
+import { isKnownSafeCommand } from "./admission/assess.js";
+import type { PolicyEvaluator } from "./admission/policy-types.js";
+import { ApprovalCache } from "./approval/cache.js";
+import type { ApprovalHandler } from "./approval/types.js";
+import { buildCommandEnv, parseShellEnvironmentPolicy } from "./env/env-policy.js";
+import type { ShellEnvironmentPolicy, ShellEnvironmentPolicyInput } from "./env/env-policy.js";
+import { withUnifiedExecEnv } from "./env/unified-exec-env.js";
+import { PolicyStore } from "./rules/rules-store.js";
 import { CancelledError, OrchestratorConfigError } from "./errors.js";
 import { EventBus } from "./events.js";
 import type { EventListener } from "./events.js";
 import { DEFAULT_SPILL_LIMIT_BYTES, OutputSpill } from "./output/spill.js";
 import { budgetBytes } from "./output/truncate.js";
-import { ExecPipeline } from "./pipeline/index.js";
+import { ExecPipeline } from "./pipeline/exec-pipeline.js";
 import { UnifiedExecManager } from "./sessions/manager.js";
 import type { SessionStoreOptions } from "./sessions/store.js";
 import type { ToolDefinitionByFormat, ToolDefinitionFormat } from "./tools/definitions.js";
@@ -32,8 +35,9 @@ import type { OutputSink } from "./tools/registry.js";
 import { errorResponse } from "./tools/response.js";
 import type { ToolResponse } from "./tools/response.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./tools/schemas.js";
-import { captureWorkspaceIdentity, verifyWorkspaceIdentity } from "./workspace/index.js";
-import type { WorkspaceIdentity } from "./workspace/index.js";
+import { captureWorkspaceIdentity, verifyWorkspaceIdentity } from "./workspace/identity.js";
+import type { WorkspaceIdentity } from "./workspace/identity.js";
+import { defaultProtectedPaths } from "./workspace/protected-paths.js";
 
 const isFunction = (v: unknown) => typeof v === "function";
 const absolute = (what: string) =>
@@ -62,12 +66,24 @@ export const OrchestratorOptionsSchema = z.strictObject({
    * command), since such an approval would die with it.
    */
   sessionApprovals: z.boolean().default(true),
-  /** Backends to register (preferred first). `create` defaults to the Linux backend on Linux. */
+  /**
+   * Backends to register (preferred first). None is registered by default: the orchestrator names no
+   * backend; the integrator picks them (a platform backend package's factory, or its own).
+   */
   sandboxBackends: z.array(z.custom<SandboxBackend>((v) => typeof v === "object" && v !== null && "transform" in v)).optional(),
   /** A ready manager (overrides `sandboxBackends`). */
   sandboxManager: z.custom<SandboxManager>((v) => v instanceof SandboxManager, { message: "must be a SandboxManager" }).optional(),
-  /** Extra paths kept read-only inside writable roots (loaded rules files always are). */
+  /**
+   * Extra paths kept read-only inside writable roots (loaded rules files always are; `create` adds
+   * `defaultProtectedPaths` too unless `defaultProtectedPaths: false`).
+   */
   protectedPaths: z.array(absolute("protectedPaths entry")).optional(),
+  /**
+   * Whether `create` holds `defaultProtectedPaths({ cwd })` (shellgate's and Codex's configuration,
+   * policy-check's cache, the workspace's `.shellgate`) read-only as well. Default true; turning it
+   * off is for tests and integrators that keep their configuration elsewhere.
+   */
+  defaultProtectedPaths: z.boolean().default(true),
   /** Where full outputs of truncated results go; `false` disables spilling. Default: a private temp dir. */
   spillDir: z.union([z.literal(false), z.string().min(1)]).optional(),
   /**
@@ -142,7 +158,9 @@ export class Orchestrator {
 
   /**
    * Build synchronously; records the workspace's identity (real path, device, inode). Rules files need `Orchestrator.create` (or a ready `policies` store);
-   * without `sandboxManager`/`sandboxBackends` no platform sandbox is registered here.
+   * without `sandboxManager`/`sandboxBackends` no platform sandbox is registered, and a call whose
+   * policy needs one fails with `SandboxUnavailableError` (`create` refuses such a setup up front).
+   * The constructor adds no `defaultProtectedPaths`; `create` does.
    * @throws OrchestratorConfigError naming the bad option (`cwd` when it is not an existing directory).
    */
   constructor(options: OrchestratorOptions = {}) {
@@ -218,19 +236,37 @@ export class Orchestrator {
   }
 
   /**
-   * Build with everything loaded: the rules files (through execpolicy) and, unless backends or a
-   * manager are given, the Linux sandbox backend when running on Linux.
-   * @throws OrchestratorConfigError for bad options; execpolicy's diagnostics for bad rules files.
+   * Build with everything loaded: the rules files (through execpolicy), the backends given in
+   * `sandboxBackends` (or a ready `sandboxManager`; none is registered by default), and
+   * `defaultProtectedPaths` on top of `protectedPaths`. When the sandbox policy needs a platform
+   * sandbox and no registered backend can provide one here, it rejects instead of building an
+   * orchestrator whose every call would fail (it never runs commands unsandboxed for lack of a backend).
+   * @throws OrchestratorConfigError for bad options; execpolicy's diagnostics for bad rules files;
+   * @shellgate/sandbox's `SandboxUnavailableError` (with every registered backend's reason) when no
+   * backend is available for the policy.
    */
   static async create(options: OrchestratorOptions = {}): Promise<Orchestrator> {
     const o = parseOptions(options);
     const cwd = o.cwd ?? process.cwd();
-    const policies =
-      o.policies ??
-(await PolicyStore.load(o.rulesFiles.map((f) => path.resolve(cwd, f))));
-    const sandboxBackends =
-      o.sandboxBackends ?? (o.sandboxManager === undefined && process.platform === "linux" ? [createLinuxSandboxBackend()] : []);
-    return new Orchestrator({ ...options, rulesFiles: [], policies, sandboxBackends });
+    const protectedPaths = [...(o.protectedPaths ?? [])];
+    if (o.defaultProtectedPaths) {
+      // Both environments count: the host's decides where this process reads configuration from,
+      // the commands' (`hostEnv`) where a shellgate or Codex started inside them would.
+      protectedPaths.push(...defaultProtectedPaths({ cwd, env: process.env }));
+      if (o.hostEnv) protectedPaths.push(...defaultProtectedPaths({ cwd, env: o.hostEnv }));
+    }
+    const policies = o.policies ?? (await PolicyStore.load(o.rulesFiles.map((f) => path.resolve(cwd, f))));
+    const orchestrator = new Orchestrator({ ...options, rulesFiles: [], policies, protectedPaths: [...new Set(protectedPaths)] });
+    if (policyRequiresPlatformSandbox(orchestrator.sandboxPolicy)) {
+      try {
+        // Throws SandboxUnavailableError naming every backend's reason (or that none was registered).
+        await orchestrator.sandboxManager.select(orchestrator.sandboxPolicy);
+      } catch (error) {
+        await orchestrator.close();
+        throw error;
+      }
+    }
+    return orchestrator;
   }
 
   /**

@@ -60,6 +60,25 @@ describe("module graph", () => {
     expect(findCycles(graph)).toEqual([["a.ts", "b.ts", "a.ts"]]);
   });
 
+  it("sessions import nothing from tools (not even types): tools build on sessions, never the reverse", async () => {
+    const files = (await readdir(path.join(SRC, "sessions"))).filter((f) => f.endsWith(".ts"));
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) {
+      const source = await readFile(path.join(SRC, "sessions", file), "utf8");
+      const targets = [...source.matchAll(/from\s+"([^"]+)"/g)].map((m) => m[1] ?? "");
+      expect(targets.filter((t) => t.startsWith("../tools/")), file).toEqual([]);
+    }
+  });
+
+  it("names no sandbox backend: backends are the integrator's to register", async () => {
+    const files = (await readdir(SRC, { recursive: true })).filter((f) => f.endsWith(".ts"));
+    for (const file of files) expect(await readFile(path.join(SRC, file), "utf8"), file).not.toMatch(/@shellgate\/sandbox-/);
+    const manifest = JSON.parse(await readFile(path.join(SRC, "..", "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
+    for (const field of ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]) {
+      expect(Object.keys(manifest[field] ?? {}).filter((n) => n.startsWith("@shellgate/sandbox-")), field).toEqual([]);
+    }
+  });
+
   it("src has no runtime import cycles", async () => {
     const graph = await sourceGraph();
     expect(graph.size).toBeGreaterThan(40);

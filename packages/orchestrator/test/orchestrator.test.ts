@@ -9,9 +9,10 @@ import {
   toAnthropicToolResult,
   toMcpCallToolResult,
   toOpenAIFunctionCallOutput,
-} from "../src/index.js";
-import type { ApprovalRequest, DecisionTrace, PipeSpawner, SessionProcessFactory } from "../src/index.js";
-import { call, cleanupAll, orchestrator, outputSection, workspace } from "./orchestrator-helpers.js";
+} from "./support/internals.js";
+import type { ApprovalRequest, DecisionTrace, PipeSpawner, SessionProcessFactory } from "./support/internals.js";
+import { SandboxManager, SandboxUnavailableError, type SandboxBackend } from "@shellgate/sandbox";
+import { call, cleanupAll, orchestrator, outputSection, workspace } from "./support/orchestrator-helpers.js";
 
 afterEach(cleanupAll);
 
@@ -331,6 +332,51 @@ describe("approval through the orchestrator", () => {
     expect(requests).toHaveLength(2);
     const traces = events.filter((e) => e.type === "trace").map((e) => (e as { trace: DecisionTrace }).trace);
     expect(traces.map((t) => t.reviewDecision)).toEqual(["approved_for_session", "cached", "approved_for_session"]);
+  });
+});
+
+describe("Orchestrator.create and sandbox backends", () => {
+  const missing: SandboxBackend = {
+    name: "fake-missing",
+    platform: process.platform,
+    sandboxType: "fake",
+    isAvailable: async () => ({ available: false, reason: "fake: not on this machine" }),
+    plan: async () => {
+      throw new Error("not planned in this test");
+    },
+    transform: async () => {
+      throw new Error("never transformed in this test");
+    },
+  };
+
+  it("registers no backend by default: a policy that needs a sandbox is refused up front, never run unsandboxed", async () => {
+    const ws = await workspace();
+    for (const mode of ["workspace-write", "read-only"] as const) {
+      const error = await Orchestrator.create({ cwd: ws.dir, sandboxPolicy: { mode } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SandboxUnavailableError);
+      expect((error as SandboxUnavailableError).reasons).toEqual([]);
+    }
+  });
+
+  it("names every registered backend's reason when none is available", async () => {
+    const ws = await workspace();
+    const error = await Orchestrator.create({ cwd: ws.dir, sandboxBackends: [missing] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxUnavailableError);
+    expect(String((error as Error).message)).toContain("fake: not on this machine");
+    const manager = new SandboxManager();
+    manager.register(missing);
+    await expect(Orchestrator.create({ cwd: ws.dir, sandboxManager: manager, sandboxPolicy: { mode: "read-only" } })).rejects.toBeInstanceOf(
+      SandboxUnavailableError,
+    );
+  });
+
+  it("needs no backend for a policy without a platform sandbox (control)", async () => {
+    const ws = await workspace();
+    for (const mode of ["danger-full-access", "external-sandbox"] as const) {
+      const orch = await Orchestrator.create({ cwd: ws.dir, sandboxPolicy: { mode } });
+      expect(orch.sandboxManager.backends ?? []).toHaveLength(0);
+      await orch.close();
+    }
   });
 });
 

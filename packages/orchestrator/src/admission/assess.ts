@@ -1,4 +1,6 @@
+import { isDangerousArgv, isKnownSafeArgv } from "@shellgate/execpolicy";
 import type { SandboxPermissions, SandboxPolicy } from "@shellgate/sandbox";
+import { literalCommands, splitHeredocCommand, splitShellCommand } from "@shellgate/shell-detect";
 import type { ApprovalPolicy } from "./approval-policy.js";
 import { applyEscalationGuard } from "./escalation.js";
 import type { PolicyEvaluator, PolicyRuleMatch } from "./policy-types.js";
@@ -186,4 +188,29 @@ export async function isKnownSafeWith(deps: AdmissionDeps, argv: readonly string
     split.commands.length > 0 &&
     split.commands.every((c, i) => split.globbed?.[i] !== true && deps.isKnownSafeArgv(c))
   );
+}
+
+/** The real classifiers: shell-detect's splitters and literal-command scan, execpolicy's heuristics. */
+export const DEFAULT_ADMISSION_DEPS: AdmissionDeps = Object.freeze({
+  splitShellCommand,
+  splitHeredocCommand,
+  literalCommands,
+  isKnownSafeArgv: (argv: readonly string[]) => isKnownSafeArgv(argv),
+  isDangerousArgv: (argv: readonly string[]) => isDangerousArgv(argv),
+});
+
+/**
+ * Decide what must happen before `input.argv` may run, with the real classifiers (shell-detect's
+ * splitters, execpolicy's heuristics) unless `deps` substitutes them. Runs nothing.
+ */
+export async function assessCommand(input: AdmissionInput, deps: AdmissionDeps = DEFAULT_ADMISSION_DEPS): Promise<Admission> {
+  return assessWith(deps, input);
+}
+
+/**
+ * Whether `argv` is a known-safe read-only command; a `bash|zsh|sh -c/-lc` wrapper is safe when its
+ * script splits into plain commands that are all safe. Used to mark tool calls as non-mutating.
+ */
+export async function isKnownSafeCommand(argv: readonly string[], deps: AdmissionDeps = DEFAULT_ADMISSION_DEPS): Promise<boolean> {
+  return isKnownSafeWith(deps, argv);
 }

@@ -1,10 +1,22 @@
+// `@shellgate/orchestrator/admission`: how a command is judged before it runs, for integrators that
+// show or test the reasoning (`shellgate check`) without running anything. An explicit list, pinned
+// by test/public-api.test.ts. Nothing inside the package imports this file: its modules import each
+// other directly, so this subpath can re-export from anywhere without creating a cycle.
 export { ApprovalPolicySchema, APPROVAL_POLICIES, type ApprovalPolicy } from "./approval-policy.js";
+export {
+  assessCommand,
+  isKnownSafeCommand,
+  type Admission,
+  type AdmissionInput,
+  type HeuristicVerdict,
+  type SegmentDetail,
+} from "./assess.js";
 export {
   mapToRequirement,
   decideSegments,
-  heuristicDecision,
   fileSystemKind,
   hasDeniedReads,
+  renderCommand,
   NEVER_PROMPT_REASON,
   type ExecApprovalRequirement,
   type RequirementContext,
@@ -14,18 +26,5 @@ export {
 } from "./requirement.js";
 export { applyEscalationGuard, ESCALATION_REASON, NEVER_ESCALATION_REASON } from "./escalation.js";
 export { REFUSED_AMENDMENT_PREFIXES, isRefusedAmendmentPrefix, prefixCovers } from "./amendments.js";
-export {
-  assessWith,
-  isKnownSafeWith,
-  type Admission,
-  type AdmissionInput,
-  type AdmissionDeps,
-  type HeuristicVerdict,
-  type SegmentDetail,
-  type SplitOutcome,
-  type HeredocOutcome,
-} from "./assess.js";
 export type { PolicyDecision, PolicyEvaluation, PolicyEvaluator, PolicyRuleMatch } from "./policy-types.js";
-export { renderCommand } from "./quote.js";
-export { assessCommand, isKnownSafeCommand } from "./assess-command.js";
-export { DEFAULT_ADMISSION_DEPS } from "./default-deps.js";
+export { retryAllowed } from "../pipeline/decisions.js";

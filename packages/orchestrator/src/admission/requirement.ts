@@ -1,8 +1,9 @@
+import { shlexQuote } from "@shellgate/execpolicy";
 import type { SandboxPermissions, SandboxPolicy } from "@shellgate/sandbox";
+import { escapeForDisplay } from "../output/escape.js";
 import type { ApprovalPolicy } from "./approval-policy.js";
 import { isRefusedAmendmentPrefix, prefixCovers } from "./amendments.js";
 import { stricter, type PolicyDecision, type PolicyEvaluation, type PolicyRuleMatch } from "./policy-types.js";
-import { renderCommand } from "./quote.js";
 
 /**
  * What must happen before a command may run:
@@ -174,4 +175,12 @@ function promptAmendment(
     if (first && !isRefusedAmendmentPrefix(first.segment)) return [...first.segment];
   }
   return undefined;
+}
+
+/**
+ * An argv rendered as one shell-quoted line, for messages (never executed). Control and invisible
+ * characters are escaped visibly: these lines reach people (refusals, approval reasons).
+ */
+export function renderCommand(argv: readonly string[]): string {
+  return escapeForDisplay(argv.map(shlexQuote).join(" "));
 }

@@ -1,7 +1,7 @@
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
 import type { Admission } from "../admission/assess.js";
 import type { PolicyRuleMatch } from "../admission/policy-types.js";
-import { renderCommand } from "../admission/quote.js";
+import { renderCommand } from "../admission/requirement.js";
 import type { SandboxPermissions } from "@shellgate/sandbox";
 
 /**

@@ -1,6 +1,6 @@
 import type { Admission } from "../admission/assess.js";
-import { DEFAULT_ADMISSION_DEPS } from "../admission/default-deps.js";
-import { renderCommand } from "../admission/quote.js";
+import { DEFAULT_ADMISSION_DEPS } from "../admission/assess.js";
+import { renderCommand } from "../admission/requirement.js";
 import { amendmentRefusal, approvalOffer } from "../approval/offers.js";
 import { approvalReasonFor, retryReasonFor, type FirstAttemptEvidence } from "../approval/reason.js";
 import { ApprovalResponseSchema, type ApprovalRequest, type ReviewDecision } from "../approval/types.js";

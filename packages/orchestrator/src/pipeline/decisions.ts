@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import os from "node:os";
-import type { ExecEnv, SandboxDenial, SandboxPermissions, SandboxPolicy, SandboxType, TransformOptions } from "@shellgate/sandbox";
+import type { DenialEvidence, DenialSignals, ExecEnv, SandboxDenial, SandboxPermissions, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
 import { computeWritableRoots, explainSandboxDenial, isLikelySandboxDenied } from "@shellgate/sandbox";
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
 import { fileSystemKind, hasDeniedReads, type ExecApprovalRequirement } from "../admission/requirement.js";
@@ -41,11 +41,11 @@ export function retryAllowed(approvalPolicy: ApprovalPolicy, sandboxPolicy: Sand
 /** What a finished attempt amounts to. A plain non-zero exit is a result, never a denial by itself. */
 export type ProbeVerdict = "success" | "nonzero_exit" | "timeout" | "sandbox_denied";
 
-/** Judge a finished attempt. */
-export function judgeProbe(probe: ExecProbe, sandboxType: SandboxType): ProbeVerdict {
+/** Judge a finished attempt; `env` is the run's, whose backend said how its refusals show (`denialSignals`). */
+export function judgeProbe(probe: ExecProbe, env: Pick<ExecEnv, "sandboxType" | "denialSignals">): ProbeVerdict {
   if (probe.timedOut) return "timeout";
   if (probe.exitCode === 0) return "success";
-  return isLikelySandboxDenied(probe, sandboxType) ? "sandbox_denied" : "nonzero_exit";
+  return isLikelySandboxDenied(probe, env) ? "sandbox_denied" : "nonzero_exit";
 }
 
 /**
@@ -65,7 +65,7 @@ export function verdictWithDenial(verdict: ProbeVerdict, denial: SandboxDenial |
 export async function explainAttempt(
   policy: SandboxPolicy,
   request: { argv: readonly string[]; cwd: string; env: Readonly<Record<string, string>> },
-  env: Pick<ExecEnv, "sandboxType" | "isolation">,
+  env: Pick<ExecEnv, "sandboxType" | "isolation" | "denialSignals">,
   probe: ExecProbe,
   options: TransformOptions,
   approvalAvailable = true,
@@ -86,6 +86,7 @@ export async function explainAttempt(
         aggregated: probe.aggregated,
         sandboxType: env.sandboxType,
         isolation: env.isolation,
+        ...(env.denialSignals ? { denialSignals: copySignals(env.denialSignals) } : {}),
         policy,
         writableRoots,
         cwd: await realpath(request.cwd),
@@ -117,4 +118,13 @@ export const RETRY_REASON = "command failed; retry without sandbox?";
  */
 export async function releaseSandbox(env: Pick<ExecEnv, "cleanup">): Promise<void> {
   await env.cleanup?.().catch(() => undefined);
+}
+
+/** The run's denial signals as the evidence schema takes them (plain mutable arrays). */
+function copySignals(signals: DenialSignals): NonNullable<DenialEvidence["denialSignals"]> {
+  return {
+    ...(signals.exitCodes ? { exitCodes: [...signals.exitCodes] } : {}),
+    ...(signals.signals ? { signals: [...signals.signals] } : {}),
+    ...(signals.refusalErrnos ? { refusalErrnos: [...signals.refusalErrnos] } : {}),
+  };
 }

@@ -1,5 +1,5 @@
 import { CommandNotFoundError as SandboxCommandNotFoundError, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
-import { assessCommand } from "../admission/assess-command.js";
+import { assessCommand } from "../admission/assess.js";
 import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFoundError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
 import { askApproval, checkCancelled, forbiddingRule } from "./approval-step.js";
@@ -123,7 +123,7 @@ export class ExecPipeline {
       finish("running");
       return done(first.result, first.env, false, false);
     }
-    const verdict = verdictWithDenial(judgeProbe(first.result.probe, first.env.sandboxType), denial);
+    const verdict = verdictWithDenial(judgeProbe(first.result.probe, first.env), denial);
     if (verdict !== "sandbox_denied") {
       finish(verdict);
       return done(first.result, first.env, false, false);
@@ -164,7 +164,7 @@ export class ExecPipeline {
       finish("running");
       return done(second.result, second.env, true, false);
     }
-    finish(judgeProbe(second.result.probe, second.env.sandboxType));
+    finish(judgeProbe(second.result.probe, second.env));
     return done(second.result, second.env, true, false);
   }
 

@@ -1,14 +1,10 @@
 import { decodeLossy } from "@shellgate/pty";
-import { errorMessage, SessionNotTtyError, SpawnFailedError } from "../errors.js";
 import type { EventBus } from "../events.js";
 import { OutputDeltaEmitter } from "../output/deltas.js";
 import { formatUnifiedExec, newChunkId } from "../output/format.js";
 import { describeSpill } from "../output/spill.js";
 import type { OutputSpill, SpillStream } from "../output/spill.js";
-import type { ToolContext, ToolOutput } from "../tools/registry.js";
-import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_WRITE_STDIN_YIELD_MS } from "../tools/schemas.js";
-import type { WriteStdinArgs } from "../tools/schemas.js";
-import { clampWriteYield, collectOutput, POST_WRITE_DELAY_MS } from "./collect.js";
+import { collectOutput } from "./collect.js";
 import { Session } from "./session.js";
 import type { SessionProcess } from "./session.js";
 import { SessionStore } from "./store.js";
@@ -37,9 +33,23 @@ export interface RespondOptions {
   /** When the call started (performance.now()); the yield counts from here. */
   startedAt: number;
   yieldMs: number;
-  maxOutputTokens?: number;
+  /** The model's token budget for this response's output. */
+  maxOutputTokens: number;
   signal?: AbortSignal;
   warnings?: readonly string[];
+}
+
+/**
+ * What a session call returns; shaped like the tool layer's `ToolOutput` (which it is assignable to)
+ * without importing it, so sessions depend on nothing from tools.
+ */
+export interface SessionResponse {
+  content: string;
+  success: boolean;
+  exitCode: number | null;
+  sessionId?: number;
+  fullOutputPath?: string;
+  warnings?: string[];
 }
 
 /**
@@ -52,14 +62,15 @@ export class UnifiedExecManager {
   readonly #spill: OutputSpill | undefined;
   readonly #spillMemoryBytes: number;
   readonly #spills = new WeakMap<Session, SpillStream>();
-  readonly #maxEmptyPollMs: number | undefined;
+  /** Ceiling of an empty `write_stdin` poll, when the integrator set one (see `clampWriteYield`). */
+  readonly maxEmptyPollMs: number | undefined;
 
   constructor(options: UnifiedExecManagerOptions = {}) {
     this.store = options.store instanceof SessionStore ? options.store : new SessionStore(options.store);
     this.#events = options.events;
     this.#spill = options.spill;
     this.#spillMemoryBytes = options.spillMemoryBytes ?? 64 * 1024;
-    this.#maxEmptyPollMs = options.maxEmptyPollMs;
+    this.maxEmptyPollMs = options.maxEmptyPollMs;
   }
 
   /**
@@ -108,7 +119,7 @@ export class UnifiedExecManager {
   }
 
   /** Gather output until the yield deadline or exit, forget an exited session, and format the response. */
-  async respond(session: Session, options: RespondOptions): Promise<ToolOutput> {
+  async respond(session: Session, options: RespondOptions): Promise<SessionResponse> {
     const remaining = options.startedAt + options.yieldMs - performance.now();
     const collected = await collectOutput(session, remaining, options.signal);
     // An exit is reported exactly once; afterwards the id is unknown.
@@ -120,7 +131,7 @@ export class UnifiedExecManager {
       wallTimeMs: performance.now() - options.startedAt,
       ...(exitCode !== undefined ? { exitCode } : { sessionId: session.id }),
       output,
-      maxOutputTokens: options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      maxOutputTokens: options.maxOutputTokens,
       ...(options.warnings?.length ? { warnings: options.warnings } : {}),
     };
     const first = formatUnifiedExec(response);
@@ -147,44 +158,6 @@ export class UnifiedExecManager {
       ...(rendered.fullOutputPath !== undefined ? { fullOutputPath: rendered.fullOutputPath } : {}),
       ...(options.warnings?.length ? { warnings: [...options.warnings] } : {}),
     };
-  }
-
-  /**
-   * `write_stdin`: send `chars` (empty = poll) to a session and return what it printed.
-   * @throws UnknownSessionError, SessionNotTtyError (input to a session without a terminal).
-   */
-  async writeStdin(args: WriteStdinArgs, ctx: ToolContext): Promise<ToolOutput> {
-    const startedAt = performance.now();
-    const session = this.store.get(args.session_id);
-    const chars = args.chars ?? "";
-    if (chars !== "" && !session.tty) throw new SessionNotTtyError(session.id);
-    if (chars !== "" && !session.hasExited) {
-      try {
-        session.process.write(chars);
-      } catch (error) {
-        // A process that exited between our check and the write is reported as exited below.
-        if (!session.hasExited) {
-          throw new SpawnFailedError(`cannot write to session ${session.id}: ${errorMessage(error)}`, {
-            cause: error,
-          });
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, POST_WRITE_DELAY_MS));
-    }
-    const yieldMs = clampWriteYield(args.yield_time_ms ?? DEFAULT_WRITE_STDIN_YIELD_MS, chars !== "", this.#maxEmptyPollMs);
-    // Input to a process that is gone was not delivered: say so, next to its exit code and last output.
-    const warnings =
-      chars !== "" && session.hasExited
-        ? [`session ${session.id} had already exited (exit code ${session.exitCode}); the input was not sent. Its remaining output follows`]
-        : [];
-    return this.respond(session, {
-      callId: ctx.callId,
-      startedAt,
-      yieldMs,
-      ...(warnings.length > 0 ? { warnings } : {}),
-      ...(args.max_output_tokens !== undefined ? { maxOutputTokens: args.max_output_tokens } : {}),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    });
   }
 
   /** Kill every session (on orchestrator close). */

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { parsePolicy } from "@shellgate/execpolicy";
 import type { SandboxPolicy } from "@shellgate/sandbox";
-import { assessCommand, isKnownSafeCommand, NEVER_PROMPT_REASON, type ApprovalPolicy, type ExecApprovalRequirement } from "../src/admission/index.js";
-import { external, fullAccess, readOnly, workspaceWrite } from "./admission-fakes.js";
+import { assessCommand, isKnownSafeCommand, NEVER_PROMPT_REASON, type ApprovalPolicy, type ExecApprovalRequirement } from "../support/internals.js";
+import { external, fullAccess, readOnly, workspaceWrite } from "../support/admission-fakes.js";
 
 
 interface Row {

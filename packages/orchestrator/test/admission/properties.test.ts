@@ -2,8 +2,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SandboxPolicy } from "@shellgate/sandbox";
-import { APPROVAL_POLICIES, assessWith, isRefusedAmendmentPrefix, type Admission } from "../src/admission/index.js";
-import { fakeDeps, fakePolicy, type FakeRule } from "./admission-fakes.js";
+import { APPROVAL_POLICIES, assessWith, isRefusedAmendmentPrefix, type Admission } from "../support/internals.js";
+import { fakeDeps, fakePolicy, type FakeRule } from "../support/admission-fakes.js";
 
 const programs = ["cat", "ls", "rm", "make", "cargo", "python3", "bash", "git", "/usr/bin/cargo"];
 const word = fc.constantFrom("-rf", "-f", "build", "all", "x", "status", "-c");

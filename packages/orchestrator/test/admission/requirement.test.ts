@@ -10,8 +10,8 @@ import {
   type AdmissionDeps,
   type ApprovalPolicy,
   type ExecApprovalRequirement,
-} from "../src/admission/index.js";
-import { external, fakeDeps, fakePolicy, fullAccess, readOnly, workspaceWrite, type FakeRule } from "./admission-fakes.js";
+} from "../support/internals.js";
+import { external, fakeDeps, fakePolicy, fullAccess, readOnly, workspaceWrite, type FakeRule } from "../support/admission-fakes.js";
 
 
 interface Row {

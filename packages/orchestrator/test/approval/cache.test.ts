@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApprovalCache } from "../src/approval/index.js";
+import { ApprovalCache } from "../support/internals.js";
 
 describe("ApprovalCache", () => {
   const call = { argv: ["cargo", "build"], cwd: "/work/p", permissions: "use_default" as const };

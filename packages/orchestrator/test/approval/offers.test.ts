@@ -4,14 +4,14 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PolicyStore, type PolicyIo } from "../src/approval/index.js";
-import type { PolicyEvaluator } from "../src/admission/index.js";
-import { DEFAULT_ADMISSION_DEPS } from "../src/admission/index.js";
-import { DecisionNotOfferedError, ExecPipeline, Orchestrator, sandboxRetryMessage, withSandboxRetryNote } from "../src/index.js";
-import type { ApprovalRequest, OrchestratorEvent } from "../src/index.js";
-import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "./pipeline-fakes.js";
-import { call, cleanupAll, linuxSandboxAvailability, workspace } from "./orchestrator-helpers.js";
-import { FakeProcess } from "./sessions-fakes.js";
+import { PolicyStore, type PolicyIo } from "../support/internals.js";
+import type { PolicyEvaluator } from "../support/internals.js";
+import { DEFAULT_ADMISSION_DEPS } from "../support/internals.js";
+import { DecisionNotOfferedError, ExecPipeline, Orchestrator, sandboxRetryMessage, withSandboxRetryNote } from "../support/internals.js";
+import type { ApprovalRequest, OrchestratorEvent } from "../support/internals.js";
+import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "../support/pipeline-fakes.js";
+import { call, cleanupAll, workspace } from "../support/orchestrator-helpers.js";
+import { FakeProcess } from "../support/sessions-fakes.js";
 
 const DENIED = "touch: cannot touch '/etc/x': Read-only file system";
 const RULES = "/home/me/.config/shellgate/rules/default.rules";
@@ -286,53 +286,5 @@ describe("exec_command's description says what tty does", () => {
     expect(def?.description).toContain('"\\u0003" (Ctrl-C) interrupts');
     expect(def?.description).toMatch(/Without tty .* pipes and it gets no input/);
     expect(JSON.stringify(def?.inputSchema)).toContain("pseudo-terminal");
-  });
-});
-
-
-describe.skipIf(!(await linuxSandboxAvailability()).available)("on-failure retry messages under the real Linux sandbox", () => {
-  const made: string[] = [];
-  afterEach(async () => {
-    await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-  });
-
-  async function run(approvalHandler?: () => Promise<"denied">) {
-    const ws = await workspace();
-    const outside = await mkdtemp("/var/tmp/shellgate-retry-");
-    made.push(outside);
-    const events: OrchestratorEvent[] = [];
-    const orch = await Orchestrator.create({
-      cwd: ws.dir,
-      hostEnv: ws.hostEnv,
-      shell: "/bin/bash",
-      approvalPolicy: "on-failure",
-      sandboxPolicy: { mode: "workspace-write" },
-      ...(approvalHandler ? { approvalHandler } : {}),
-    });
-    orch.on((e) => events.push(e));
-    try {
-      const response = await call(orch, "shell_command", { command: `touch ${outside}/x`, login: false });
-      return { response, outside, events };
-    } finally {
-      await orch.close();
-    }
-  }
-
-  it("no one to approve: the model reads that a retry needs a person; nothing ran outside the sandbox", async () => {
-    const { response, outside } = await run();
-    expect(response.success).toBe(false);
-    expect(response.sandboxRetry).toBe("no_approver");
-    expect(response.content).toMatch(/^Exit code: 1\n/);
-    expect(response.content).toContain("[shellgate] it ran in the sandbox and failed (exit 1), probably because the sandbox refused something; a retry without the sandbox needs a person's approval");
-    await expect(readFile(path.join(outside, "x"))).rejects.toThrow(/ENOENT/);
-  });
-
-  it("the person denies the retry: the model reads exit 1 and that the retry was not run", async () => {
-    const { response, outside, events } = await run(async () => "denied");
-    expect(response.error).toBeUndefined();
-    expect(response.exitCode).toBe(1);
-    expect(response.content).toContain("[shellgate] it ran in the sandbox and failed (exit 1); the user denied the retry without the sandbox, so it was not run again");
-    expect(events.filter((e) => e.type === "approval.requested")).toHaveLength(1);
-    await expect(readFile(path.join(outside, "x"))).rejects.toThrow(/ENOENT/);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { call, cleanupAll, orchestrator, outputSection, workspace } from "./orchestrator-helpers.js";
-import { OrchestratorConfigError } from "../src/errors.js";
-import { buildCommandEnv, describeEnvDropReason, explainEnvScrub, parseShellEnvironmentPolicy, UNIFIED_EXEC_ENV, withUnifiedExecEnv } from "../src/env/index.js";
+import { call, cleanupAll, orchestrator, outputSection, workspace } from "../support/orchestrator-helpers.js";
+import { OrchestratorConfigError } from "../../src/errors.js";
+import { buildCommandEnv, describeEnvDropReason, explainEnvScrub, parseShellEnvironmentPolicy, UNIFIED_EXEC_ENV, withUnifiedExecEnv } from "../support/internals.js";
 
 const host = {
   PATH: "/usr/bin:/bin",

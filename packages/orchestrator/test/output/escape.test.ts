@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeForDisplay, hasHiddenCharacters, renderCommand } from "../src/index.js";
+import { escapeForDisplay, hasHiddenCharacters, renderCommand } from "../support/internals.js";
 
 /** Everything the display must never carry raw: C0, DEL, C1, bidi embeddings/overrides/isolates and marks, zero-widths, tags, separators. */
 const FORBIDDEN_RAW = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/u;

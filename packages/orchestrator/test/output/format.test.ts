@@ -14,7 +14,7 @@ import {
   OutputSpill,
   renderWithSpill,
   truncateText,
-} from "../src/output/index.js";
+} from "../support/internals.js";
 
 const SENTENCE = "this is an example of a long output that should be truncated";
 

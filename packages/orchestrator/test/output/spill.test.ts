@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { countLines, describeSpill, formatByteSize, Orchestrator, OrchestratorConfigError, OutputSpill, OutputTally, spillMarker } from "../src/index.js";
+import { countLines, describeSpill, formatByteSize, Orchestrator, OrchestratorConfigError, OutputSpill, OutputTally, spillMarker } from "../support/internals.js";
 
 /** Root on Linux can mount a tiny tmpfs: a real disk that fills up. */
 const canMountTmpfs = process.platform === "linux" && process.getuid?.() === 0;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { filterTerminalOutput, MAX_CSI_BYTES, MAX_STRING_BYTES, TerminalOutputFilter } from "../src/index.js";
+import { filterTerminalOutput, MAX_CSI_BYTES, MAX_STRING_BYTES, TerminalOutputFilter } from "../support/internals.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);

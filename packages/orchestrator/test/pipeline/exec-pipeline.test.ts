@@ -7,10 +7,10 @@ import {
   OrchestratorConfigError,
   RejectedError,
   SpawnFailedError,
-} from "../src/errors.js";
-import { TRACE_OUTCOMES, type DecisionTrace } from "../src/events.js";
-import { ExecPipeline } from "../src/pipeline/index.js";
-import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "./pipeline-fakes.js";
+} from "../../src/errors.js";
+import { TRACE_OUTCOMES, type DecisionTrace } from "../../src/events.js";
+import { ExecPipeline } from "../support/internals.js";
+import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "../support/pipeline-fakes.js";
 
 const DENIED = "touch: cannot touch 'x': Read-only file system";
 

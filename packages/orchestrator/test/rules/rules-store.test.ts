@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PolicyDiagnosticError } from "@shellgate/execpolicy";
-import { PolicyStore } from "../src/approval/index.js";
-import { ExecPipeline } from "../src/pipeline/index.js";
-import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "./pipeline-fakes.js";
+import { PolicyStore } from "../support/internals.js";
+import { ExecPipeline } from "../support/internals.js";
+import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "../support/pipeline-fakes.js";
 
 let dir: string;
 beforeEach(async () => {

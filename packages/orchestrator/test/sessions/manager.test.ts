@@ -10,9 +10,11 @@ import {
   splitUtf8,
   UnifiedExecManager,
   UnknownSessionError,
-} from "../src/index.js";
-import type { OrchestratorEvent } from "../src/index.js";
-import { FakeProcess } from "./sessions-fakes.js";
+} from "../support/internals.js";
+import type { OrchestratorEvent } from "../support/internals.js";
+import { FakeProcess } from "../support/sessions-fakes.js";
+import { writeStdin } from "../../src/tools/handlers/unified-exec.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/tools/schemas.js";
 
 function sequentialIds(from = 1000): () => number {
   let next = from;
@@ -75,7 +77,7 @@ describe("SessionStore pruning at capacity", () => {
     expect(m.store.has(1001)).toBe(false);
     expect(procs[1]?.terminated).toBe(true);
     expect(procs.filter((p) => p.terminated)).toHaveLength(1);
-    await expect(m.writeStdin({ session_id: 1001, chars: "x" }, { callId: "w", tool: "write_stdin" })).rejects.toBeInstanceOf(
+    await expect(writeStdin(m, { max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS, session_id: 1001, chars: "x" }, { callId: "w", tool: "write_stdin" })).rejects.toBeInstanceOf(
       UnknownSessionError,
     );
   });
@@ -114,7 +116,7 @@ describe("UnifiedExecManager", () => {
     const { id } = await startFake(m, proc);
     const ctx = { callId: "c2", tool: "write_stdin" };
 
-    const first = await m.writeStdin({ session_id: id, chars: "echo hi\n", yield_time_ms: 250 }, ctx);
+    const first = await writeStdin(m, { max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS, session_id: id, chars: "echo hi\n", yield_time_ms: 250 }, ctx);
     expect(first.content).toMatch(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess running with session ID 1000\nOriginal token count: 1\nOutput:\nhi\r\n$/);
     expect(first.sessionId).toBe(1000);
     expect(first.exitCode).toBeNull();
@@ -124,14 +126,14 @@ describe("UnifiedExecManager", () => {
       proc.emit("bye\n");
       proc.exit(3);
     }, 20);
-    const last = await m.writeStdin({ session_id: id }, ctx); // empty poll: returns on exit, not after 5 s
+    const last = await writeStdin(m, { max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS, session_id: id }, ctx); // empty poll: returns on exit, not after 5 s
     expect(last.content).toContain("Process exited with code 3\n");
     expect(last.content).not.toContain("session ID");
     expect(last.content.endsWith("Output:\nbye\n")).toBe(true);
     expect(last.exitCode).toBe(3);
     expect(last.success).toBe(false);
     expect(m.store.has(id)).toBe(false);
-    await expect(m.writeStdin({ session_id: id }, ctx)).rejects.toBeInstanceOf(UnknownSessionError);
+    await expect(writeStdin(m, { max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS, session_id: id }, ctx)).rejects.toBeInstanceOf(UnknownSessionError);
   });
 
   it("rejects input to a session without a terminal but lets it be polled", async () => {
@@ -139,12 +141,12 @@ describe("UnifiedExecManager", () => {
     const proc = new FakeProcess({ tty: false });
     const { id } = await startFake(m, proc);
     const ctx = { callId: "c", tool: "write_stdin" };
-    const error = await m.writeStdin({ session_id: id, chars: "data\n" }, ctx).catch((e: unknown) => e);
+    const error = await writeStdin(m, { max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS, session_id: id, chars: "data\n" }, ctx).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionNotTtyError);
     expect((error as SessionNotTtyError).code).toBe("ORCH_SESSION_NOT_TTY");
     expect(proc.written).toEqual([]);
     setTimeout(() => proc.exit(0), 10);
-    const polled = await m.writeStdin({ session_id: id, chars: "" }, ctx);
+    const polled = await writeStdin(m, { max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS, session_id: id, chars: "" }, ctx);
     expect(polled.exitCode).toBe(0);
   });
 
@@ -152,7 +154,7 @@ describe("UnifiedExecManager", () => {
     const m = manager();
     const { id } = await startFake(m, new FakeProcess());
     const started = Date.now();
-    const out = await m.writeStdin({ session_id: id, yield_time_ms: 0 }, { callId: "p", tool: "write_stdin" });
+    const out = await writeStdin(m, { max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS, session_id: id, yield_time_ms: 0 }, { callId: "p", tool: "write_stdin" });
     // Behaviour, not speed: the 5 s floor of an empty poll was applied (the clamp, not the 0 asked for).
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
     expect(out.content).toMatch(/Process running with session ID 1000\nOriginal token count: 0\nOutput:\n$/);
@@ -166,10 +168,10 @@ describe("UnifiedExecManager", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
     await expect(
-      m.writeStdin({ session_id: id, yield_time_ms: 10_000 }, { callId: "p", tool: "write_stdin", signal: controller.signal }),
+      writeStdin(m, { max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS, session_id: id, yield_time_ms: 10_000 }, { callId: "p", tool: "write_stdin", signal: controller.signal }),
     ).rejects.toMatchObject({ code: "ORCH_CANCELLED" });
     proc.exit(0);
-    const out = await m.writeStdin({ session_id: id, max_output_tokens: 10 }, { callId: "p", tool: "write_stdin" });
+    const out = await writeStdin(m, { session_id: id, max_output_tokens: 10 }, { callId: "p", tool: "write_stdin" });
     expect(out.content).toContain("Original token count: 250\n");
     expect(out.content).toContain("Warning: truncated output (original token count: 250)");
     expect(out.content).toMatch(/x{20}…240 tokens truncated…x{20}$/);

@@ -1,7 +1,7 @@
 // Hand-written stand-ins for the classifiers, so the mapping tables are tested independently of the
 // packages that implement them. Real-package tests live in admission-real.test.ts.
 import path from "node:path";
-import type { AdmissionDeps, PolicyDecision, PolicyEvaluator, PolicyRuleMatch, SplitOutcome } from "../src/admission/index.js";
+import type { AdmissionDeps, PolicyDecision, PolicyEvaluator, PolicyRuleMatch, SplitOutcome } from "./internals.js";
 import type { DangerFullAccessPolicy, ExternalSandboxPolicy, ReadOnlyPolicy, WorkspaceWritePolicy } from "@shellgate/sandbox";
 
 export interface FakeRule {

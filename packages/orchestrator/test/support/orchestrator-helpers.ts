@@ -1,10 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SandboxManager } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
-import { Orchestrator } from "../src/index.js";
-import type { OrchestratorEvent, OrchestratorOptions, ToolResponse } from "../src/index.js";
+import { Orchestrator } from "./internals.js";
+import type { OrchestratorEvent, OrchestratorOptions, ToolResponse } from "./internals.js";
 
 /** A scratch workspace with an empty HOME, so shells start fast and read no personal profile. */
 export interface Workspace {
@@ -80,17 +78,4 @@ export async function pollSession(orch: Orchestrator, id: number, seen: string, 
     if (typeof response.exitCode === "number") return { output, exitCode: response.exitCode };
   }
   return { output };
-}
-
-/**
- * Whether the real Linux sandbox can run here, with the isolation it gives or the reason it cannot
- * (for a skipped suite's title). One probe per test file that asks.
- */
-export async function linuxSandboxAvailability(): Promise<{ available: boolean; reason: string }> {
-  if (process.platform !== "linux") return { available: false, reason: `no sandbox backend wired for ${process.platform} here` };
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
-  const availability = (await manager.report())[0]?.availability;
-  if (availability?.available) return { available: true, reason: availability.isolation };
-  return { available: false, reason: availability ? availability.reason : "no backend" };
 }

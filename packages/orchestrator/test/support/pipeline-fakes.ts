@@ -1,10 +1,10 @@
 // A recording sandbox manager and scripted launcher: the pipeline's state machine is tested here
 // without processes; pipeline-real.test.ts runs the same paths under the real Linux sandbox.
 import type { CommandSpec, ExecEnv, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
-import { ApprovalCache, PolicyStore, type ApprovalHandler, type ApprovalRequest, type PolicyIo } from "../src/approval/index.js";
-import { EventBus, type OrchestratorEvent } from "../src/events.js";
-import type { ExecProbe, ExecRequest, LaunchResult, PipelineContext } from "../src/pipeline/index.js";
-import type { PolicyEvaluator } from "../src/admission/index.js";
+import { ApprovalCache, PolicyStore, type ApprovalHandler, type ApprovalRequest, type PolicyIo } from "./internals.js";
+import { EventBus, type OrchestratorEvent } from "../../src/events.js";
+import type { ExecProbe, ExecRequest, LaunchResult, PipelineContext } from "./internals.js";
+import type { PolicyEvaluator } from "./internals.js";
 import { fakeDeps, fakePolicy, type FakeRule } from "./admission-fakes.js";
 
 export class RecordingManager {

@@ -1,4 +1,4 @@
-import type { SessionProcess } from "../src/index.js";
+import type { SessionProcess } from "./internals.js";
 
 /** An in-memory process for store/collection tests: output and exit are driven by the test. */
 export class FakeProcess implements SessionProcess {

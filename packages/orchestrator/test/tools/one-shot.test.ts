@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { MAX_OUTPUT_DELTAS_PER_CALL } from "../src/index.js";
-import { cleanupAll, orchestrator, workspace } from "./orchestrator-helpers.js";
+import { MAX_OUTPUT_DELTAS_PER_CALL } from "../support/internals.js";
+import { cleanupAll, orchestrator, workspace } from "../support/orchestrator-helpers.js";
 
 afterAll(cleanupAll);
 

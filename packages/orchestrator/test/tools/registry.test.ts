@@ -8,8 +8,8 @@ import {
   ToolRegistry,
   UnknownToolError,
   WriteStdinArgsSchema,
-} from "../src/index.js";
-import type { ShellArgs, ToolHandler } from "../src/index.js";
+} from "../support/internals.js";
+import type { ShellArgs, ToolHandler } from "../support/internals.js";
 
 function recordingHandler(): ToolHandler<ShellArgs> & { calls: ShellArgs[] } {
   const calls: ShellArgs[] = [];

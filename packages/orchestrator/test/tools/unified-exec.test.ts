@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SandboxBackend } from "@shellgate/sandbox";
-import { defaultSessionFactory, MAX_OUTPUT_DELTAS_PER_CALL } from "../src/index.js";
-import type { ApprovalRequest, DecisionTrace, SessionProcessFactory, SessionSpawnSpec } from "../src/index.js";
-import { call, cleanupAll, orchestrator, outputSection, pollSession, workspace } from "./orchestrator-helpers.js";
-import { FakeProcess } from "./sessions-fakes.js";
+import { defaultSessionFactory, MAX_OUTPUT_DELTAS_PER_CALL } from "../support/internals.js";
+import type { ApprovalRequest, DecisionTrace, SessionProcessFactory, SessionSpawnSpec } from "../support/internals.js";
+import { call, cleanupAll, orchestrator, outputSection, pollSession, workspace } from "../support/orchestrator-helpers.js";
+import { FakeProcess } from "../support/sessions-fakes.js";
 
 afterEach(cleanupAll);
 
@@ -192,6 +192,7 @@ describe("exec_command retried after a likely sandbox denial", () => {
     platform: process.platform,
     sandboxType: "linux",
     isAvailable: async () => ({ available: true, isolation: "fake" }),
+    plan: async (spec) => ({ backend: "fake-linux", sandboxType: "linux", isolation: "fake", argv: [...spec.argv], cwd: spec.cwd, env: {}, unsetEnv: [], plan: {} }),
     transform: async (spec) => ({ argv: [...spec.argv], cwd: spec.cwd, env: { ...spec.env }, sandboxType: "linux", isolation: "fake" }),
   };
 

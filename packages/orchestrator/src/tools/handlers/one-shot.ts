@@ -4,7 +4,7 @@ import { OutputDeltaEmitter } from "../../output/deltas.js";
 import type { SpillStream } from "../../output/spill.js";
 import { budgetBytes, OutputTally } from "../../output/truncate.js";
 import type { OutputTotals } from "../../output/truncate.js";
-import type { PipelineOutcome } from "../../pipeline/index.js";
+import type { PipelineOutcome } from "../../pipeline/types.js";
 import { DEFAULT_EXEC_TIMEOUT_MS } from "../schemas.js";
 import type { ToolContext } from "../registry.js";
 import type { SafetyArgs, ToolRuntime } from "./runtime.js";

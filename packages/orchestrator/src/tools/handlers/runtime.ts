@@ -9,7 +9,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "../schemas.js";
 import type { EventBus } from "../../events.js";
 import type { OutputSpill } from "../../output/spill.js";
 import type { TruncationPolicy } from "../../output/truncate.js";
-import type { ExecPipeline } from "../../pipeline/index.js";
+import type { ExecPipeline } from "../../pipeline/exec-pipeline.js";
 import type { UnifiedExecManager } from "../../sessions/manager.js";
 import type { SessionProcess } from "../../sessions/session.js";
 

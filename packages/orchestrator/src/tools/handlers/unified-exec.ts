@@ -1,13 +1,14 @@
 import { decodeLossy } from "@shellgate/pty";
 import type { Shell } from "@shellgate/shell-detect";
-import { errorMessage, InvalidToolArgumentsError } from "../../errors.js";
+import { errorMessage, InvalidToolArgumentsError, SessionNotTtyError, SpawnFailedError } from "../../errors.js";
 import { OutputDeltaEmitter } from "../../output/deltas.js";
 import { NOTE_MARKER, sandboxRetryMessage } from "../../approval/retry-message.js";
-import { releaseSandbox } from "../../pipeline/index.js";
-import { clampExecYield, EARLY_EXIT_WAIT_MS, EXIT_OUTPUT_GRACE_MS, waitForExit } from "../../sessions/collect.js";
+import { releaseSandbox } from "../../pipeline/decisions.js";
+import { clampExecYield, clampWriteYield, EARLY_EXIT_WAIT_MS, EXIT_OUTPUT_GRACE_MS, POST_WRITE_DELAY_MS, waitForExit } from "../../sessions/collect.js";
+import type { UnifiedExecManager } from "../../sessions/manager.js";
 import type { Session } from "../../sessions/session.js";
-import type { ToolHandler } from "../registry.js";
-import { DEFAULT_EXEC_COMMAND_YIELD_MS, EXEC_COMMAND_DESCRIPTION, ExecCommandArgsSchema, WriteStdinArgsSchema } from "../schemas.js";
+import type { ToolContext, ToolHandler, ToolOutput } from "../registry.js";
+import { DEFAULT_EXEC_COMMAND_YIELD_MS, DEFAULT_WRITE_STDIN_YIELD_MS, EXEC_COMMAND_DESCRIPTION, ExecCommandArgsSchema, WriteStdinArgsSchema } from "../schemas.js";
 import type { ExecCommandArgs, WriteStdinArgs } from "../schemas.js";
 import { outputTokensFor, resolveWorkdir, safetyFields, shellScriptArgv } from "./runtime.js";
 import type { ToolRuntime } from "./runtime.js";
@@ -126,7 +127,47 @@ export function createWriteStdinHandler(runtime: ToolRuntime): ToolHandler<Write
     description: "Writes characters to an existing unified exec session and returns recent output.",
     schema: WriteStdinArgsSchema,
     isMutating: () => true,
-    handle: (args, ctx) =>
-      runtime.sessions.writeStdin({ ...args, max_output_tokens: outputTokensFor(runtime, args.max_output_tokens) }, ctx),
+    handle: (args, ctx) => writeStdin(runtime.sessions, { ...args, max_output_tokens: outputTokensFor(runtime, args.max_output_tokens) }, ctx),
   };
+}
+
+/**
+ * `write_stdin` on `sessions`: send `chars` (empty = poll) to a session and return what it printed.
+ * `max_output_tokens` is the budget already resolved for the model (see `outputTokensFor`).
+ * @throws UnknownSessionError, SessionNotTtyError (input to a session without a terminal).
+ */
+export async function writeStdin(
+  sessions: UnifiedExecManager,
+  args: WriteStdinArgs & { max_output_tokens: number },
+  ctx: ToolContext,
+): Promise<ToolOutput> {
+  const startedAt = performance.now();
+  const session = sessions.store.get(args.session_id);
+  const chars = args.chars ?? "";
+  if (chars !== "" && !session.tty) throw new SessionNotTtyError(session.id);
+  if (chars !== "" && !session.hasExited) {
+    try {
+      session.process.write(chars);
+    } catch (error) {
+      // A process that exited between our check and the write is reported as exited below.
+      if (!session.hasExited) {
+        throw new SpawnFailedError(`cannot write to session ${session.id}: ${errorMessage(error)}`, { cause: error });
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, POST_WRITE_DELAY_MS));
+  }
+  const yieldMs = clampWriteYield(args.yield_time_ms ?? DEFAULT_WRITE_STDIN_YIELD_MS, chars !== "", sessions.maxEmptyPollMs);
+  // Input to a process that is gone was not delivered: say so, next to its exit code and last output.
+  const warnings =
+    chars !== "" && session.hasExited
+      ? [`session ${session.id} had already exited (exit code ${session.exitCode}); the input was not sent. Its remaining output follows`]
+      : [];
+  return sessions.respond(session, {
+    callId: ctx.callId,
+    startedAt,
+    yieldMs,
+    maxOutputTokens: args.max_output_tokens,
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
 }

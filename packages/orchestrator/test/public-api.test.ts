@@ -1,0 +1,75 @@
+// The package's public names, pinned: a new export (or a lost one) fails here and shows up in review.
+// Types are erased at run time, so they are pinned from the declarations (the TypeScript checker).
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../src");
+
+/** Every name (value or type) a module exports, sorted. */
+function exportedNames(file: string): string[] {
+  const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const symbol = source && checker.getSymbolAtLocation(source);
+  if (!symbol) throw new Error(`cannot read the exports of ${file}`);
+  return checker.getExportsOfModule(symbol).map((s) => s.name).sort();
+}
+
+const ROOT = [
+    "APPROVAL_POLICIES", "AbortedError", "AnthropicTool", "ApprovalCache", "ApprovalHandler", "ApprovalPolicy",
+    "ApprovalPolicySchema", "ApprovalReason", "ApprovalReasonKind", "ApprovalReasonRule", "ApprovalRequest",
+    "ApprovalResponse", "ApprovalResponseSchema", "ApprovalUnavailableError", "CancelledError",
+    "CommandNotFoundError", "CommandTimeoutError", "DEFAULT_SPILL_LIMIT_BYTES", "DecisionNotOfferedError",
+    "DecisionTrace", "EnvDrop", "EnvDropReason", "EventBus", "EventListener", "ExecCommandArgs",
+    "ExecCommandArgsSchema", "ExecPipeline", "ExecProbe", "ExecRequest", "ForbiddenError",
+    "InvalidToolArgumentsError", "JsonSchema", "LaunchResult", "Launcher", "MAX_OUTPUT_DELTAS_PER_CALL", "McpTool",
+    "OpenAIChatFunctionTool", "OpenAIFunctionTool", "Orchestrator", "OrchestratorConfigError", "OrchestratorError",
+    "OrchestratorErrorCode", "OrchestratorEvent", "OrchestratorOptions", "OrchestratorOptionsSchema", "OutputSink",
+    "ParsedToolCall", "PipeSpawner", "PipelineContext", "PipelineOutcome", "PolicyDecision", "PolicyEvaluator",
+    "PolicyRuleMatch", "PolicyStore", "ProtectedPathsEnv", "ProtectedPathsInput", "RejectedError", "ReviewDecision",
+    "ReviewDecisionSchema", "SandboxDeniedError", "SandboxPrepareFailedError", "SandboxRetryStatus",
+    "SessionNotTtyError", "SessionProcess", "SessionProcessFactory", "SessionSpawnSpec", "SessionStoreOptions",
+    "ShellArgs", "ShellArgsSchema", "ShellCommandArgs", "ShellCommandArgsSchema", "ShellEnvironmentPolicy",
+    "ShellEnvironmentPolicyInput", "ShellEnvironmentPolicySchema", "SpawnFailedError", "TRACE_OUTCOMES",
+    "TerminalOutputFilter", "ToolCall", "ToolCallSchema", "ToolContext", "ToolDefinition", "ToolDefinitionByFormat",
+    "ToolDefinitionFormat", "ToolDefinitionFormatSchema", "ToolHandler", "ToolOutput", "ToolPayload",
+    "ToolPayloadSchema", "ToolRegistry", "ToolResponse", "TraceOutcome", "UnifiedExecManager", "UnknownSessionError",
+    "UnknownToolError", "WorkspaceChangedError", "WorkspaceIdentity", "WriteStdinArgs", "WriteStdinArgsSchema",
+    "defaultProtectedPaths", "describeEnvDropReason", "escapeForDisplay", "explainEnvScrub", "filterTerminalOutput",
+    "hasHiddenCharacters", "sandboxRetryMessage", "sessionProcessFromHandle", "spillMarker", "toAnthropicToolResult",
+    "toMcpCallToolResult", "toOpenAIFunctionCallOutput",
+];
+
+const ADMISSION = [
+    "APPROVAL_POLICIES", "Admission", "AdmissionInput", "ApprovalPolicy", "ApprovalPolicySchema", "ESCALATION_REASON",
+    "ExecApprovalRequirement", "FileSystemKind", "HeuristicVerdict", "NEVER_ESCALATION_REASON", "NEVER_PROMPT_REASON",
+    "PolicyDecision", "PolicyEvaluation", "PolicyEvaluator", "PolicyRuleMatch", "REFUSED_AMENDMENT_PREFIXES",
+    "RequirementContext", "SegmentDetail", "SegmentFacts", "SegmentVerdict", "applyEscalationGuard", "assessCommand",
+    "decideSegments", "fileSystemKind", "hasDeniedReads", "isKnownSafeCommand", "isRefusedAmendmentPrefix",
+    "mapToRequirement", "prefixCovers", "renderCommand", "retryAllowed",
+];
+
+describe("public API", () => {
+  it("@shellgate/orchestrator exports exactly the listed names", () => {
+    expect(exportedNames(path.join(SRC, "index.ts"))).toEqual(ROOT);
+  });
+
+  it("@shellgate/orchestrator/admission exports exactly the listed names", () => {
+    expect(exportedNames(path.join(SRC, "admission", "index.ts"))).toEqual(ADMISSION);
+  });
+
+  it("keeps internals out of the root entry", () => {
+    for (const internal of ["DEFAULT_ADMISSION_DEPS", "EXECPOLICY_IO", "judgeProbe", "assessWith", "writeStdin", "UnifiedExecManagerOptions"]) {
+      expect(ROOT).not.toContain(internal);
+    }
+  });
+
+  it("runs: every listed value is defined once the entries load (no import cycle left one undefined)", async () => {
+    const root: Record<string, unknown> = await import("../src/index.js");
+    const admission: Record<string, unknown> = await import("../src/admission/index.js");
+    for (const [name, value] of [...Object.entries(root), ...Object.entries(admission)]) expect(value, name).toBeDefined();
+    expect(Object.keys(root).every((n) => ROOT.includes(n))).toBe(true);
+  });
+});
