@@ -5,13 +5,16 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, linuxSandboxAvailability, workspace } from "./orchestrator-helpers.js";
+import { afterAll, expect, it } from "vitest";
+import { cleanupAll, describeWithSandbox, linuxSandboxAvailability, workspace } from "./support/sandbox.js";
 
-const DIST = fileURLToPath(new URL("../dist/index.js", import.meta.url));
-const PTY_DIST = fileURLToPath(new URL("../../pty/dist/index.js", import.meta.url));
+// The host is a separate node process loading the built packages (a file path, not an import).
+const built = (pkg: string) => fileURLToPath(new URL(`../../../packages/${pkg}/dist/index.js`, import.meta.url));
+const DIST = built("orchestrator");
+const PTY_DIST = built("pty");
+const LINUX_DIST = built("sandbox-linux");
 
-const sandboxed = (await linuxSandboxAvailability()).available;
+const sandbox = await linuxSandboxAvailability();
 afterAll(() => cleanupAll());
 
 /** Pids of processes whose command line is exactly `argv`. */
@@ -45,9 +48,10 @@ async function hostRunning(mode: "workspace-write" | "danger-full-access", secon
     const fs = await import("node:fs");
     const { Orchestrator } = await import(${JSON.stringify(DIST)});
     const { watchdogPid } = await import(${JSON.stringify(PTY_DIST)});
+    const { createLinuxSandboxBackend } = await import(${JSON.stringify(LINUX_DIST)});
     const orch = await Orchestrator.create({
       cwd: ${JSON.stringify(ws.dir)}, hostEnv: ${JSON.stringify(ws.hostEnv)}, shell: "/bin/bash",
-      approvalPolicy: "never", sandboxPolicy: { mode: ${JSON.stringify(mode)} },
+      approvalPolicy: "never", sandboxPolicy: { mode: ${JSON.stringify(mode)} }, sandboxBackends: [createLinuxSandboxBackend()],
     });
     void orch.handleToolCall({ name: "shell_command", arguments: { command: "exec /bin/sleep ${seconds}", login: false, timeout_ms: 60000 } });
     const sleeping = () => fs.readdirSync("/proc").some((e) => {
@@ -72,7 +76,7 @@ async function hostRunning(mode: "workspace-write" | "danger-full-access", secon
   return { child, report };
 }
 
-describe.skipIf(!sandboxed || !existsSync("/bin/sleep"))("a SIGKILLed host takes its commands with it (real sandbox)", () => {
+describeWithSandbox("a SIGKILLed host takes its commands with it (real sandbox)", sandbox, () => {
   it("sandboxed: no watchdog is started, and the command dies with the host all the same", async () => {
     const argv = ["/bin/sleep", "32.31"];
     const { child, report } = await hostRunning("workspace-write", "32.31");
@@ -91,4 +95,4 @@ describe.skipIf(!sandboxed || !existsSync("/bin/sleep"))("a SIGKILLed host takes
     await new Promise((r) => child.once("exit", r));
     await waitFor(() => pidsRunning(argv).length === 0, "the unsandboxed sleep to be killed by the watchdog");
   });
-});
+}, { ok: existsSync("/bin/sleep"), reason: "/bin/sleep is missing" });

@@ -1,12 +1,10 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { Orchestrator } from "../src/index.js";
-import type { ApprovalRequest, DecisionTrace, OrchestratorEvent, OrchestratorOptions } from "../src/index.js";
-import { call, cleanupAll, linuxSandboxAvailability, outputSection, pollSession, workspace } from "./orchestrator-helpers.js";
-import type { Workspace } from "./orchestrator-helpers.js";
-
+import { afterEach, expect, it } from "vitest";
+import type { Orchestrator, ApprovalRequest, DecisionTrace, OrchestratorEvent, OrchestratorOptions } from "@shellgate/orchestrator";
+import { call, cleanupAll, createOrchestrator, describeWithSandbox, linuxSandboxAvailability, outputSection, pollSession, workspace } from "./support/sandbox.js";
+import type { Workspace } from "./support/sandbox.js";
 
 const sandbox = await linuxSandboxAvailability();
 const outside: string[] = [];
@@ -19,7 +17,7 @@ afterEach(async () => {
 });
 
 async function create(ws: Workspace, options: OrchestratorOptions): Promise<{ orch: Orchestrator; events: OrchestratorEvent[] }> {
-  const orch = await Orchestrator.create({ cwd: ws.dir, hostEnv: ws.hostEnv, shell: "/bin/bash", ...options });
+  const orch = await createOrchestrator(ws, options);
   orchestrators.push(orch);
   const events: OrchestratorEvent[] = [];
   orch.on((e) => events.push(e));
@@ -36,7 +34,7 @@ async function outsideDir(): Promise<string> {
 const traces = (events: OrchestratorEvent[]): DecisionTrace[] =>
   events.flatMap((e) => (e.type === "trace" ? [e.trace] : []));
 
-describe.skipIf(!sandbox.available)(`Orchestrator.create with the real Linux sandbox (${sandbox.available ? sandbox.reason : `skipped: ${sandbox.reason}`})`, () => {
+describeWithSandbox("Orchestrator.create with the real Linux sandbox", sandbox, () => {
   it("writes inside the workspace, is denied outside it, and does not retry under `never`", async () => {
     const ws = await workspace();
     const dir = await outsideDir();

@@ -4,17 +4,20 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { spawnPipe } from "@shellgate/pty";
 import { SandboxManager, type ExecEnv, type SandboxPolicy } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, probeLinuxSandbox } from "@shellgate/sandbox-linux";
-import { ApprovalCache, PolicyStore } from "../src/approval/index.js";
-import { EventBus } from "../src/events.js";
-import { ExecPipeline, type ExecRequest, type LaunchResult, type PipelineContext } from "../src/pipeline/index.js";
-import { scriptedHandler } from "./pipeline-fakes.js";
+import { ApprovalCache, EventBus, ExecPipeline, PolicyStore, type ExecRequest, type LaunchResult, type PipelineContext } from "@shellgate/orchestrator";
+import { describeWithSandbox, scriptedHandler } from "./support/sandbox.js";
 
+// The full sandbox (bubblewrap with its namespaces), not the Landlock fallback: these tests count on it.
 const report = process.platform === "linux" ? await probeLinuxSandbox() : undefined;
-const unavailable = report?.level !== "full";
+const full = report?.level === "full";
+const availability = {
+  available: full,
+  reason: full ? "bubblewrap with user namespaces" : report ? `Linux sandbox not fully available: ${report.reasons.join("; ")}` : "not Linux",
+};
 
 async function launch(env: ExecEnv): Promise<LaunchResult<{ stdout: string; exitCode: number }>> {
   const result = await spawnPipe({ argv: env.argv, cwd: env.cwd, env: { ...env.env }, timeoutMs: 15_000 }).result();
@@ -24,7 +27,7 @@ async function launch(env: ExecEnv): Promise<LaunchResult<{ stdout: string; exit
   };
 }
 
-describe.skipIf(unavailable)("pipeline under the real Linux sandbox (needs bwrap + user namespaces)", () => {
+describeWithSandbox("pipeline under the real Linux sandbox (needs bwrap + user namespaces)", availability, () => {
   let dir: string;
   let manager: SandboxManager;
   beforeAll(async () => {
@@ -159,14 +162,5 @@ describe.skipIf(unavailable)("pipeline under the real Linux sandbox (needs bwrap
     const pipeline = new ExecPipeline(await context({ approvalPolicy: "never" }));
     const out = await pipeline.run(req('echo "sandbox=$CODEX_SANDBOX net=$CODEX_SANDBOX_NETWORK_DISABLED"'), launch);
     expect(out.value.stdout.trim()).toBe("sandbox=linux net=1");
-  });
-});
-
-// Where the sandbox is missing the tests above are skipped; under CI that would hide them, so there
-// it is a failure that names what is missing.
-describe("the real Linux sandbox these tests need", () => {
-  const why = report ? `Linux sandbox not fully available: ${report.reasons.join("; ")}` : "not Linux";
-  it.skipIf(process.env["CI"] !== "true")(`is there under CI=true${unavailable ? ` (here: ${why})` : ""}`, () => {
-    expect(unavailable, why).toBe(false);
   });
 });

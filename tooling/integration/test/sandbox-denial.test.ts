@@ -4,12 +4,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { SandboxDenialSchema } from "@shellgate/sandbox";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Orchestrator } from "../src/index.js";
-import type { OrchestratorEvent, OrchestratorOptions, ToolResponse } from "../src/index.js";
-import { call, cleanupAll, linuxSandboxAvailability, outputSection, workspace } from "./orchestrator-helpers.js";
-import type { Workspace } from "./orchestrator-helpers.js";
-
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import type { Orchestrator, OrchestratorEvent, OrchestratorOptions, ToolResponse } from "@shellgate/orchestrator";
+import { call, cleanupAll, createOrchestrator, describeWithSandbox, linuxSandboxAvailability, outputSection, workspace } from "./support/sandbox.js";
+import type { Workspace } from "./support/sandbox.js";
 
 const sandbox = await linuxSandboxAvailability();
 const outside: string[] = [];
@@ -35,9 +33,7 @@ afterEach(async () => {
 async function create(ws: Workspace, options: OrchestratorOptions): Promise<{ orch: Orchestrator; events: OrchestratorEvent[] }> {
   // on-request with a person who would be asked: sandboxed commands run without asking, and an
   // escalation is a way out the model can take (where no one can approve, the note says so instead).
-  const orch = await Orchestrator.create({
-    cwd: ws.dir, hostEnv: ws.hostEnv, shell: "/bin/bash", approvalPolicy: "on-request", approvalHandler: async () => "denied", ...options,
-  });
+  const orch = await createOrchestrator(ws, { approvalPolicy: "on-request", approvalHandler: async () => "denied", ...options });
   orchestrators.push(orch);
   const events: OrchestratorEvent[] = [];
   orch.on((e) => events.push(e));
@@ -54,7 +50,7 @@ async function outsideDir(): Promise<string> {
 const ends = (events: OrchestratorEvent[]) => events.flatMap((e) => (e.type === "exec.end" ? [e] : []));
 const noteLines = (r: ToolResponse) => r.content.split("\n").filter((l) => l.startsWith("[shellgate] sandbox:"));
 
-describe.skipIf(!sandbox.available)(`sandbox denials explained through the orchestrator (${sandbox.available ? sandbox.reason : `skipped: ${sandbox.reason}`})`, () => {
+describeWithSandbox("sandbox denials explained through the orchestrator", sandbox, () => {
   it("a write outside the roots: one note line, `sandboxDenial` on the response and exec.end; the suggested root makes it work", async () => {
     const ws = await workspace();
     const dir = await outsideDir();

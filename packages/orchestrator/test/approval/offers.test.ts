@@ -1,14 +1,13 @@
 // What a person is offered and told, decided by the orchestrator: scripted approval handlers drive the
-// pipeline (fake sandbox, fake launcher) for every offer/refusal rule; the last block runs the real
-// Linux sandbox for the on-failure retry messages the model reads.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+// pipeline (fake sandbox, fake launcher) for every offer/refusal rule. The on-failure retry messages
+// under the real Linux sandbox are in tooling/integration (approval-retry.test.ts).
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PolicyStore, type PolicyIo } from "../support/internals.js";
 import type { PolicyEvaluator } from "../support/internals.js";
 import { DEFAULT_ADMISSION_DEPS } from "../support/internals.js";
 import { DecisionNotOfferedError, ExecPipeline, Orchestrator, sandboxRetryMessage, withSandboxRetryNote } from "../support/internals.js";
-import type { ApprovalRequest, OrchestratorEvent } from "../support/internals.js";
+import type { ApprovalRequest } from "../support/internals.js";
 import { makeContext, probe, request, scriptedHandler, scriptedLauncher } from "../support/pipeline-fakes.js";
 import { call, cleanupAll, workspace } from "../support/orchestrator-helpers.js";
 import { FakeProcess } from "../support/sessions-fakes.js";

@@ -1,5 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Orchestrator, ToolResponse } from "../support/internals.js";
