@@ -1,7 +1,7 @@
 // Bundles the two CLI entry points (after `tsc -b`) into dist/bundle/ so that start-up loads a few
 // files instead of ~280 modules (most of the cost of `shellgate sandbox` / `policy-check` used to be
 // module resolution and loading). Behaviour is the same as running dist/bin/*.js directly:
-// - code splitting keeps each command module (`import(`./commands/${module}.js`)` in run-command.ts)
+// - code splitting keeps each command module (`import(`./commands/${module}/index.js`)` in run-command.ts)
 //   and every other dynamic import in its own chunk, loaded only when used;
 // - execpolicy's compile module is emitted as `compile.js` next to the chunks, because its loader
 //   (compile-loader.ts) `require`s "./compile.js" relative to itself, synchronously;

@@ -63,9 +63,9 @@ export {
   type PromptDecision,
   type Choice,
 } from "./approval/index.js";
-export { startMcpServer, MCP_TOOLS, type ToolHost, type ToolHostFactory, type RunningMcpServer } from "./mcp/server.js";
-export { createElicitationApproval, clientSupportsElicitation, elicitationMessage } from "./mcp/approval.js";
-export { EXEC_EXIT, exitCodeForError } from "./exec/exit-codes.js";
+export { startMcpServer, MCP_TOOLS, type ToolHost, type ToolHostFactory, type RunningMcpServer } from "./commands/mcp/server.js";
+export { createElicitationApproval, clientSupportsElicitation, elicitationMessage } from "./commands/mcp/approval.js";
+export { EXEC_EXIT, exitCodeForError } from "./commands/exec/exit-codes.js";
 export { EXIT_TABLE, CONFIG_ERROR_EXIT, exitCodesHelp, exitCodesMarkdown, type ExitRow, type ExitTableCommand } from "./exit-table.js";
 export { describeError } from "./error-text.js";
 export { readPackageVersion } from "./version.js";

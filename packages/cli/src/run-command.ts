@@ -3,7 +3,7 @@ import { UsageError } from "./errors.js";
 import { CONFIG_ERROR_EXIT, isConfigErrorCode } from "./exit-table.js";
 import { splitCommandLine } from "./options.js";
 
-/** What every module under `src/commands/` exports: run with the arguments after the subcommand, return the exit code. */
+/** What every command's `src/commands/<name>/index.ts` exports: run with the arguments after the subcommand, return the exit code. */
 export interface CommandModule {
   run(args: string[]): Promise<number>;
 }
@@ -29,11 +29,12 @@ export function stripDebug(args: readonly string[]): string[] {
 function isMissingModule(error: unknown, module: string): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const message = error instanceof Error ? error.message : "";
-  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && message.includes(`commands/${module}.js`);
+  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && message.includes(`commands/${module}/index.js`);
 }
 
 /**
- * Load `src/commands/<module>.js` lazily and run it. Errors escaping a command become one line on stderr
+ * Load `src/commands/<module>/index.js` lazily and run it (one dynamic import per command, so a command
+ * loads nothing another command needs; the bundle keeps each in its own chunk). Errors escaping a command become one line on stderr
  * (exit 1; usage errors exit 2, configuration errors {@link CONFIG_ERROR_EXIT}); the stack trace is shown only with `--debug` or `SHELLGATE_DEBUG=1`.
  */
 export async function runCommandModule(module: string, args: string[], prog = "shellgate"): Promise<number> {
@@ -44,10 +45,10 @@ export async function runCommandModule(module: string, args: string[], prog = "s
   debugMode = debug;
   let mod: CommandModule;
   try {
-    mod = (await import(`./commands/${module}.js`)) as CommandModule;
+    mod = (await import(`./commands/${module}/index.js`)) as CommandModule;
   } catch (error) {
     if (isMissingModule(error, module)) {
-      process.stderr.write(`${prog}: the \`${module}\` command is not part of this build (commands/${module}.js is missing)\n`);
+      process.stderr.write(`${prog}: the \`${module}\` command is not part of this build (commands/${module}/index.js is missing)\n`);
     } else {
       process.stderr.write(`${prog}: cannot load the \`${module}\` command: ${describeError(error)}\n`);
     }

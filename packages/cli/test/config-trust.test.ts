@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { applyEscalationGuard, mapToRequirement, retryAllowed, type SegmentFacts } from "@shellgate/orchestrator";
+import { applyEscalationGuard, mapToRequirement, retryAllowed, type SegmentFacts } from "@shellgate/orchestrator/admission";
 import { parseSandboxPolicy } from "@shellgate/sandbox";
 import { parse } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

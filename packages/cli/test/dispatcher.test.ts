@@ -68,6 +68,6 @@ describe("runCommandModule (built)", () => {
       child.on("close", (code) => resolve({ code, stderr }));
     });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("shellgate: the `no-such-command` command is not part of this build (commands/no-such-command.js is missing)\n");
+    expect(r.stderr).toBe("shellgate: the `no-such-command` command is not part of this build (commands/no-such-command/index.js is missing)\n");
   });
 });

@@ -1,5 +1,5 @@
-import { exitCodesHelp } from "../exit-table.js";
-import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+import { exitCodesHelp } from "../../exit-table.js";
+import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../../options.js";
 
 /** `shellgate check --help`. */
 export const HELP = `Usage: shellgate check [options] [--] COMMAND [ARGS...]
@@ -42,6 +42,6 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const { checkMain } = await import("../check/main.js");
+  const { checkMain } = await import("./main.js");
   return checkMain(args);
 }

@@ -1,11 +1,12 @@
 import { formatAllowPrefixRule, type NetworkRule } from "@shellgate/execpolicy";
-import { PolicyStore, assessCommand, renderCommand, type Admission } from "@shellgate/orchestrator";
+import { PolicyStore } from "@shellgate/orchestrator";
+import { assessCommand, renderCommand, type Admission } from "@shellgate/orchestrator/admission";
 import { deriveExecArgs, detectUserShell } from "@shellgate/shell-detect";
-import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../args.js";
-import { loadConfig, type EffectiveConfig } from "../config/index.js";
-import { describeError } from "../error-text.js";
-import { UsageError } from "../errors.js";
-import { CONFIG_ERROR_EXIT } from "../exit-table.js";
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
+import { loadConfig, type EffectiveConfig } from "../../config/index.js";
+import { describeError } from "../../error-text.js";
+import { UsageError } from "../../errors.js";
+import { CONFIG_ERROR_EXIT } from "../../exit-table.js";
 
 /** The `--json` object of `shellgate check`. */
 export interface CheckJson {

@@ -1,5 +1,5 @@
-import { exitCodesHelp } from "../exit-table.js";
-import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+import { exitCodesHelp } from "../../exit-table.js";
+import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../../options.js";
 
 /** `shellgate doctor --help`. */
 export const HELP = `Usage: shellgate doctor [options]
@@ -30,6 +30,6 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const { doctorMain } = await import("../doctor/main.js");
+  const { doctorMain } = await import("./main.js");
   return doctorMain(args);
 }

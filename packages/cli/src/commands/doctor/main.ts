@@ -1,11 +1,11 @@
-import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../args.js";
-import { loadConfig } from "../config/index.js";
-import { formatDoctorReport } from "../doctor/format.js";
-import { gatherDoctorReport } from "../doctor/report.js";
-import { describeError } from "../error-text.js";
-import { CliError, UsageError } from "../errors.js";
-import { CONFIG_ERROR_EXIT } from "../exit-table.js";
-import { readPackageVersion } from "../version.js";
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
+import { loadConfig } from "../../config/index.js";
+import { formatDoctorReport } from "./format.js";
+import { gatherDoctorReport } from "./report.js";
+import { describeError } from "../../error-text.js";
+import { CliError, UsageError } from "../../errors.js";
+import { CONFIG_ERROR_EXIT } from "../../exit-table.js";
+import { readPackageVersion } from "../../version.js";
 
 /** The body of `shellgate doctor` (see its `--help`). */
 export async function doctorMain(args: string[]): Promise<number> {

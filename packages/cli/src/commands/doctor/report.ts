@@ -3,9 +3,9 @@ import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { detectUserShell } from "@shellgate/shell-detect";
 import { loadPolicy, type NetworkRule } from "@shellgate/execpolicy";
 import { describeEnvDropReason, explainEnvScrub } from "@shellgate/orchestrator";
-import type { EffectiveConfig, ProjectConfigStatus, WorkspaceCheck } from "../config/index.js";
-import { BroadWorkspaceError } from "../errors.js";
-import { describeError } from "../error-text.js";
+import type { EffectiveConfig, ProjectConfigStatus, WorkspaceCheck } from "../../config/index.js";
+import { BroadWorkspaceError } from "../../errors.js";
+import { describeError } from "../../error-text.js";
 
 /** The rules file entry of a doctor report. */
 export interface RulesFileStatus {

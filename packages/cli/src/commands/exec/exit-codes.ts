@@ -1,4 +1,4 @@
-import { errorCode } from "../error-text.js";
+import { errorCode } from "../../error-text.js";
 
 /**
  * Exit codes of `shellgate exec` when the command itself did not decide them (the command's own exit code

@@ -1,5 +1,5 @@
-import { exitCodesHelp } from "../exit-table.js";
-import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+import { exitCodesHelp } from "../../exit-table.js";
+import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../../options.js";
 
 /** `shellgate exec --help`. */
 export const HELP = `Usage: shellgate exec [options] [--] COMMAND [ARGS...]
@@ -49,6 +49,6 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const { execMain } = await import("../exec/main.js");
+  const { execMain } = await import("./main.js");
   return execMain(args);
 }

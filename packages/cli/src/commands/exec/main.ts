@@ -1,9 +1,9 @@
-import { configOverrides, CONFIG_OPTIONS, parseCommandArgs, parseMillis } from "../args.js";
-import { loadConfig } from "../config/index.js";
-import { describeError } from "../error-text.js";
-import { UsageError } from "../errors.js";
-import { EXEC_EXIT, exitCodeForError } from "../exec/exit-codes.js";
-import { runExec, type ExecTarget } from "../exec/run-exec.js";
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs, parseMillis } from "../../args.js";
+import { loadConfig } from "../../config/index.js";
+import { describeError } from "../../error-text.js";
+import { UsageError } from "../../errors.js";
+import { EXEC_EXIT, exitCodeForError } from "./exit-codes.js";
+import { runExec, type ExecTarget } from "./run-exec.js";
 
 /** The body of `shellgate exec` (see its `--help`). */
 export async function execMain(args: string[]): Promise<number> {

@@ -1,9 +1,9 @@
 import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter } from "@shellgate/orchestrator";
 import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
 import { denialForAudience, type SandboxDenial } from "@shellgate/sandbox";
-import { canPrompt, createTerminalPrompt } from "../approval/terminal.js";
-import type { EffectiveConfig } from "../config/index.js";
-import { createCliOrchestrator } from "../orchestrator-factory.js";
+import { canPrompt, createTerminalPrompt } from "../../approval/terminal.js";
+import type { EffectiveConfig } from "../../config/index.js";
+import { createCliOrchestrator } from "../../orchestrator-factory.js";
 import { EXEC_EXIT, exitCodeForError, exitCodeForSignal } from "./exit-codes.js";
 import { JsonOutputCapture, writeAllSync } from "./output-capture.js";
 

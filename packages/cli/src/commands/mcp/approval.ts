@@ -1,7 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { escapeForDisplay } from "@shellgate/orchestrator";
-import { amendmentEffect, displayArgv, isOffered, reasonText } from "../approval/render.js";
-import type { PromptDecision, PromptRequest } from "../approval/types.js";
+import { amendmentEffect, displayArgv, isOffered, reasonText } from "../../approval/render.js";
+import type { PromptDecision, PromptRequest } from "../../approval/types.js";
 
 /** How long a person has to answer an elicitation before the command counts as denied. */
 export const ELICITATION_TIMEOUT_MS = 10 * 60_000;

@@ -1,5 +1,5 @@
-import { exitCodesHelp } from "../exit-table.js";
-import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../options.js";
+import { exitCodesHelp } from "../../exit-table.js";
+import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../../options.js";
 
 /** `shellgate mcp --help`. */
 export const HELP = `Usage: shellgate mcp [options]
@@ -41,6 +41,6 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const { mcpMain } = await import("../mcp/main.js");
+  const { mcpMain } = await import("./main.js");
   return mcpMain(args);
 }

@@ -1,13 +1,13 @@
 import { loadPolicy } from "@shellgate/execpolicy";
-import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../args.js";
-import { loadConfig } from "../config/index.js";
-import { describeError } from "../error-text.js";
-import { CliError, UsageError } from "../errors.js";
-import { CONFIG_ERROR_EXIT } from "../exit-table.js";
-import { startMcpServer } from "../mcp/server.js";
-import { createCliOrchestrator } from "../orchestrator-factory.js";
-import { debugEnabled } from "../run-command.js";
-import { readPackageVersion } from "../version.js";
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
+import { loadConfig } from "../../config/index.js";
+import { describeError } from "../../error-text.js";
+import { CliError, UsageError } from "../../errors.js";
+import { CONFIG_ERROR_EXIT } from "../../exit-table.js";
+import { startMcpServer } from "./server.js";
+import { createCliOrchestrator } from "../../orchestrator-factory.js";
+import { debugEnabled } from "../../run-command.js";
+import { readPackageVersion } from "../../version.js";
 
 /** The body of `shellgate mcp` (see its `--help`). Runs until the client disconnects. */
 export async function mcpMain(args: string[]): Promise<number> {

@@ -2,8 +2,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { policyAllowsNetwork, type SandboxPolicy } from "@shellgate/sandbox";
-import type { PromptDecision, PromptRequest } from "../approval/types.js";
-import { describeError } from "../error-text.js";
+import type { PromptDecision, PromptRequest } from "../../approval/types.js";
+import { describeError } from "../../error-text.js";
 import { clientSupportsElicitation, createElicitationApproval } from "./approval.js";
 
 /** The tools the MCP server exposes. */

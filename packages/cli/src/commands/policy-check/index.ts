@@ -3,8 +3,8 @@
  * `--explain`, `--stdin` batch mode and `test FILES`. Start-up is kept lean: only
  * `@shellgate/execpolicy` is loaded, and only after the arguments have been validated.
  */
-import { POLICY_CHECK_USAGE, UsageError, parsePolicyCheckArgs } from "../policy-check/args.js";
-import type { PolicyCheckArgs } from "../policy-check/args.js";
+import { POLICY_CHECK_USAGE, UsageError, parsePolicyCheckArgs } from "./args.js";
+import type { PolicyCheckArgs } from "./args.js";
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => {
@@ -46,7 +46,7 @@ export async function run(args: string[]): Promise<number> {
   const ep = await import("@shellgate/execpolicy");
   try {
     if (parsed.mode === "test") {
-      const { renderExampleReport } = await import("../policy-check/test-examples.js");
+      const { renderExampleReport } = await import("./test-examples.js");
       const reports = ep.collectExampleResults(await ep.readPolicySources(parsed.files));
       const { text, ok } = renderExampleReport(reports);
       await write(process.stdout, text);
@@ -54,13 +54,13 @@ export async function run(args: string[]): Promise<number> {
     }
     const policy = await ep.loadPolicy(parsed.rules, { cacheDir: cacheDirOption(ep.defaultPolicyCacheDir) });
     if (parsed.mode === "stdin") {
-      const { runBatch } = await import("../policy-check/batch.js");
+      const { runBatch } = await import("./batch.js");
       const bad = await runBatch(policy, process.stdin, process.stdout, parsed);
       return bad ? 1 : 0;
     }
     const evaluation = policy.evaluate(parsed.command, { resolveHostExecutables: parsed.resolveHostExecutables });
     if (parsed.explain) {
-      const { explainEvaluation } = await import("../policy-check/explain.js");
+      const { explainEvaluation } = await import("./explain.js");
       await write(process.stdout, explainEvaluation(parsed.command, evaluation, parsed.resolveHostExecutables, policy.networkRules));
       return 0;
     }

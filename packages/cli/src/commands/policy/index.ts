@@ -1,4 +1,4 @@
-import { exitCodesHelp } from "../exit-table.js";
+import { exitCodesHelp } from "../../exit-table.js";
 
 /** `shellgate policy <subcommand>`: only `check` exists (it is `policy-check`). */
 const USAGE = `Usage: shellgate policy check --rules <PATH>... [OPTIONS] [--] <COMMAND>...
@@ -19,7 +19,7 @@ Examples:
 export async function run(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === "check") {
-    const { run: runCheck } = await import("./policy-check.js");
+    const { run: runCheck } = await import("../policy-check/index.js");
     return runCheck(rest);
   }
   if (sub === "-h" || sub === "--help" || sub === "help") {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { UsageError } from "../errors.js";
-import { parseNetwork, splitCommandLine } from "../options.js";
+import { UsageError } from "../../errors.js";
+import { parseNetwork, splitCommandLine } from "../../options.js";
 
 /** What `shellgate sandbox` was asked to do. */
 export type SandboxCommandRequest =

@@ -1,6 +1,6 @@
-import { parseSandboxArgs } from "../sandbox-command/args.js";
-import { UsageError } from "../errors.js";
-import { exitCodesHelp } from "../exit-table.js";
+import { parseSandboxArgs } from "./args.js";
+import { UsageError } from "../../errors.js";
+import { exitCodesHelp } from "../../exit-table.js";
 
 /** `shellgate sandbox --help`. */
 export const HELP = `Usage: shellgate sandbox [options] [--] CMD [ARGS...]
@@ -59,12 +59,12 @@ export async function run(args: string[]): Promise<number> {
     if (request.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
-      const { formatProbe } = await import("../sandbox-command/format-probe.js");
+      const { formatProbe } = await import("./format-probe.js");
       process.stdout.write(formatProbe(report));
     }
     return report.level === "full" ? 0 : 1;
   }
-  const { runSandboxed, describeSandboxFailure, SandboxError } = await import("../sandbox-command/run-sandboxed.js");
+  const { runSandboxed, describeSandboxFailure, SandboxError } = await import("./run-sandboxed.js");
   try {
     return await runSandboxed(request);
   } catch (error) {

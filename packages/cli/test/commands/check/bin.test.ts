@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type Sandbox } from "./helpers.js";
+import { makeScratch, runBin, type Sandbox } from "../../helpers.js";
 
 let s: Sandbox;
 let rules: string;

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { run } from "../src/commands/check.js";
+import { run } from "../../../src/commands/check/index.js";
 
 let root: string;
 let project: string;

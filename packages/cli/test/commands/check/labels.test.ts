@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { makeScratch, runBin } from "./helpers.js";
+import { makeScratch, runBin } from "../../helpers.js";
 
 const s = makeScratch();
 afterAll(() => s.cleanup());

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DoctorReport } from "../src/doctor/report.js";
-import { makeScratch, runBin, type Sandbox } from "./helpers.js";
+import type { DoctorReport } from "../../../src/commands/doctor/report.js";
+import { makeScratch, runBin, type Sandbox } from "../../helpers.js";
 
 let s: Sandbox;
 beforeAll(() => {

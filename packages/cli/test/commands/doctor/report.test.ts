@@ -1,9 +1,9 @@
 import { SandboxManager, type SandboxBackend } from "@shellgate/sandbox";
 import { describe, expect, it } from "vitest";
-import { formatDoctorReport } from "../src/doctor/format.js";
-import { gatherDoctorReport } from "../src/doctor/report.js";
-import { loadConfig } from "../src/index.js";
-import { makeScratch } from "./helpers.js";
+import { formatDoctorReport } from "../../../src/commands/doctor/format.js";
+import { gatherDoctorReport } from "../../../src/commands/doctor/report.js";
+import { loadConfig } from "../../../src/index.js";
+import { makeScratch } from "../../helpers.js";
 
 function unavailableBackend(): SandboxBackend {
   return {

@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bwrapWorks, makeScratch, runBin, type RunResult, type Sandbox } from "./helpers.js";
+import { bwrapWorks, makeScratch, runBin, type RunResult, type Sandbox } from "../../helpers.js";
 
 // The real sandbox through the built bin: each explained denial is checked against a control run
 // that applies the suggested way out (or runs unsandboxed), so the suggestion is shown to work.

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, eventually, makeScratch, runBin, type Sandbox } from "./helpers.js";
+import { BIN, eventually, makeScratch, runBin, type Sandbox } from "../../helpers.js";
 
 function safeRead(file: string): string {
   try {

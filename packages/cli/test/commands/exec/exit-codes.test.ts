@@ -1,6 +1,6 @@
 import { SandboxPrepareFailedError, SpawnFailedError } from "@shellgate/orchestrator";
 import { describe, expect, it } from "vitest";
-import { EXEC_EXIT, exitCodeForError } from "../src/index.js";
+import { EXEC_EXIT, exitCodeForError } from "../../../src/index.js";
 
 describe("exitCodeForError", () => {
   it("a sandbox that refused to be built is shellgate declining (125), not a failed start (127)", () => {

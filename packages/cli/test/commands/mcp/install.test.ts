@@ -6,13 +6,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, makeScratch } from "./helpers.js";
+import { BIN, makeScratch } from "../../helpers.js";
 
 // The README's MCP setup, done the way a user does it: install from the checkout, then let a host
 // start the server from a directory of its own (here `/`), with --cwd naming the project.
 const s = makeScratch();
 afterAll(() => s.cleanup());
-const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
+const CLI_DIR = fileURLToPath(new URL("../../..", import.meta.url));
 
 async function pwdThroughMcp(command: string, args: string[], env: Record<string, string>): Promise<string> {
   const transport = new StdioClientTransport({ command, args, env, cwd: "/", stderr: "pipe" });

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bwrapWorks, BIN, makeScratch, type Sandbox } from "./helpers.js";
+import { bwrapWorks, BIN, makeScratch, type Sandbox } from "../../helpers.js";
 
 
 let s: Sandbox;

@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, BIN, eventually, makeScratch, type Sandbox } from "./helpers.js";
+import { alive, BIN, eventually, makeScratch, type Sandbox } from "../../helpers.js";
 
 let s: Sandbox;
 beforeAll(() => {

@@ -4,7 +4,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { elicitationMessage, startMcpServer, type PromptDecision, type PromptRequest, type ToolHost } from "../src/index.js";
+import { elicitationMessage, startMcpServer, type PromptDecision, type PromptRequest, type ToolHost } from "../../../src/index.js";
 
 /** A client transport over a pair of in-process streams, standing in for the server's stdio. */
 function streamTransport(toServer: PassThrough, fromServer: PassThrough): Transport {

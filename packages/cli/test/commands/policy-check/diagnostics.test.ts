@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POLICY_CHECK_BIN } from "./helpers.js";
+import { POLICY_CHECK_BIN } from "../../helpers.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;

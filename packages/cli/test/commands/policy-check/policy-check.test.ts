@@ -5,11 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePolicyCheckArgs, UsageError } from "../src/policy-check/args.js";
+import { parsePolicyCheckArgs, UsageError } from "../../../src/commands/policy-check/args.js";
 
-const BIN = fileURLToPath(new URL("../bin/policy-check.js", import.meta.url));
-const SHELLGATE = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
-const built = existsSync(BIN) && existsSync(SHELLGATE) && existsSync(fileURLToPath(new URL("../dist/commands/policy-check.js", import.meta.url)));
+const BIN = fileURLToPath(new URL("../../../bin/policy-check.js", import.meta.url));
+const SHELLGATE = fileURLToPath(new URL("../../../bin/shellgate.js", import.meta.url));
+const built = existsSync(BIN) && existsSync(SHELLGATE) && existsSync(fileURLToPath(new URL("../../../dist/commands/policy-check/index.js", import.meta.url)));
 
 let dir: string;
 let rules: string;

@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { probeLinuxSandbox } from "@shellgate/sandbox-linux";
-import { parseSandboxArgs } from "../src/sandbox-command/args.js";
-import { UsageError } from "../src/errors.js";
-import { BIN, runBin, type RunResult } from "./helpers.js";
+import { parseSandboxArgs } from "../../../src/commands/sandbox/args.js";
+import { UsageError } from "../../../src/errors.js";
+import { BIN, runBin, type RunResult } from "../../helpers.js";
 
 describe("parseSandboxArgs", () => {
   it("takes the command after -- or from the first non-option, options before it", () => {
