@@ -1,10 +1,30 @@
 // Lint exists mainly to hold the package boundaries of ARCHITECTURE.md:
 // one public entry per package, and dependencies that point one way.
+import { readdirSync, readFileSync } from "node:fs";
 import tseslint from "typescript-eslint";
 
+/**
+ * Subpaths a package declares in its package.json "exports" (`@shellgate/sandbox/conformance`):
+ * public entries like the main one, so importing them is not a deep import.
+ */
+const declaredSubpaths = readdirSync(new URL("./packages/", import.meta.url)).flatMap((dir) => {
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(new URL(`./packages/${dir}/package.json`, import.meta.url), "utf8"));
+  } catch {
+    return [];
+  }
+  return Object.keys(manifest.exports ?? {})
+    .filter((key) => key !== "." && key !== "./package.json")
+    .map((key) => `${manifest.name}/${key.slice(2)}`);
+});
+
 const deepImport = {
-  group: ["@shellgate/*/*", "**/packages/*/src/**", "**/packages/*/dist/**", "../../*/src/**", "../../*/dist/**", "../../../*/src/**"],
-  message: "Import another package only through its public entry ('@shellgate/<name>'), never its internal modules.",
+  group: [
+    "@shellgate/*/*", "**/packages/*/src/**", "**/packages/*/dist/**", "../../*/src/**", "../../*/dist/**", "../../../*/src/**",
+    ...declaredSubpaths.map((entry) => `!${entry}`),
+  ],
+  message: "Import another package only through its public entries ('@shellgate/<name>' or a subpath its package.json exports), never its internal modules.",
 };
 
 const leaf = ["execpolicy", "shell-detect", "sandbox", "pty"];
@@ -42,6 +62,22 @@ export default tseslint.config(
   },
   {
     files: ["**/packages/orchestrator/**/*.{ts,js,mjs}"],
-    rules: forbid(["cli"], "The orchestrator never imports the CLI."),
+    rules: {
+      ...forbid(
+        ["cli", ...backends],
+        "The orchestrator never imports the CLI, and takes sandbox backends from its caller instead of importing them (ARCHITECTURE.md: backends are plug-ins).",
+      ),
+      // A dynamic import or require by name would wire a backend just the same.
+      "no-restricted-syntax": ["error",
+        {
+          selector: "ImportExpression > Literal[value=/^@shellgate\\/(cli|sandbox-)/]",
+          message: "The orchestrator loads no backend or CLI module by name: its caller passes backends (sandboxBackends).",
+        },
+        {
+          selector: "CallExpression[callee.name='require'] > Literal[value=/^@shellgate\\/(cli|sandbox-)/]",
+          message: "The orchestrator loads no backend or CLI module by name: its caller passes backends (sandboxBackends).",
+        },
+      ],
+    },
   },
 );

@@ -57,3 +57,11 @@ describe.skipIf(!bwrapWorks)("computed roots under a real bubblewrap view (skipp
     expect(isLikelySandboxDenied(ordinary, { sandboxType: "linux" })).toBe(false);
   });
 });
+
+describe("in CI", () => {
+  // Without this, a CI machine that lost bubblewrap would turn the real-kernel checks above into
+  // skips and stay green.
+  it.runIf(process.env["CI"] === "true" && process.platform === "linux")("bubblewrap works here, so the real-kernel checks ran (CI=true)", () => {
+    expect(bwrapWorks, "bwrap --ro-bind / / --dev /dev true failed: install bubblewrap (.ci/run does)").toBe(true);
+  });
+});

@@ -9,13 +9,15 @@ const eslint = new ESLint({ cwd: root });
 async function restrictedImports(pkg: string, source: string): Promise<string[]> {
   const filePath = path.join(root, "packages", pkg, "src", "__boundary_probe__.ts");
   const [result] = await eslint.lintText(source, { filePath });
-  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === "no-restricted-imports" || m.ruleId === "no-restricted-syntax")
+    .map((m) => m.message);
 }
 
 describe("package boundaries", () => {
   it("rejects a deep import into another package", async () => {
     const found = await restrictedImports("orchestrator", `import { x } from "@shellgate/sandbox/src/policy.js";\nexport { x };\n`);
-    expect(found.join("\n")).toMatch(/public entry/);
+    expect(found.join("\n")).toMatch(/public entries/);
   });
 
   it("rejects a relative path into another package's sources", async () => {
@@ -36,6 +38,20 @@ describe("package boundaries", () => {
   it("rejects the orchestrator importing the CLI, and allows its real dependencies", async () => {
     expect(await restrictedImports("orchestrator", `import { x } from "@shellgate/cli";\nexport { x };\n`)).toHaveLength(1);
     expect(await restrictedImports("orchestrator", `import { x } from "@shellgate/execpolicy";\nexport { x };\n`)).toHaveLength(0);
+  });
+
+  it("rejects the orchestrator naming a sandbox backend, statically, dynamically or through require", async () => {
+    for (const backend of ["sandbox-linux", "sandbox-seatbelt", "sandbox-windows"]) {
+      expect(await restrictedImports("orchestrator", `import { x } from "@shellgate/${backend}";\nexport { x };\n`), backend).toHaveLength(1);
+      expect(await restrictedImports("orchestrator", `export const m = await import("@shellgate/${backend}");\n`), backend).toHaveLength(1);
+      expect(await restrictedImports("orchestrator", `declare const require: (id: string) => unknown;\nexport const m = require("@shellgate/${backend}");\n`), backend).toHaveLength(1);
+    }
+    expect(await restrictedImports("orchestrator", `import { x } from "@shellgate/sandbox";\nexport { x };\n`)).toHaveLength(0);
+  });
+
+  it("allows the subpaths a package exports, and only those", async () => {
+    expect(await restrictedImports("sandbox-linux", `import { x } from "@shellgate/sandbox/conformance";\nexport { x };\n`)).toHaveLength(0);
+    expect(await restrictedImports("sandbox-linux", `import { x } from "@shellgate/sandbox/manager";\nexport { x };\n`)).toHaveLength(1);
   });
 
   it("allows a package's own relative imports", async () => {
