@@ -3,8 +3,12 @@
 // module resolution and loading). Behaviour is the same as running dist/bin/*.js directly:
 // - code splitting keeps each command module (`import(`./commands/${module}/index.js`)` in run-command.ts)
 //   and every other dynamic import in its own chunk, loaded only when used;
-// - execpolicy's compile module is emitted as `compile.js` next to the chunks, because its loader
-//   (compile-loader.ts) `require`s "./compile.js" relative to itself, synchronously;
+// - execpolicy's compile module: its loader (compile-loader.ts) `require`s it synchronously by its
+//   declared subpath export, `@shellgate/execpolicy/compiler`. esbuild cannot see through
+//   `createRequire`, so Node resolves that name from node_modules at run time (the synchronous entry
+//   points, e.g. `collectExampleResults`); the async ones (`loadPolicy`) preload it with a plain
+//   `import("./compile.js")`, an ordinary chunk here. No file in dist/bundle/ has to carry a
+//   particular name;
 // - packages that load files relative to their own modules (.wasm, native addons) or that are large
 //   and only used by some commands stay external and are imported from node_modules as before.
 import { createRequire } from "node:module";
@@ -15,7 +19,6 @@ import { build } from "esbuild";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const require = createRequire(import.meta.url);
-const execpolicyDir = dirname(require.resolve("@shellgate/execpolicy/package.json"));
 const outdir = join(root, "dist", "bundle");
 const zodNamespace = join(dirname(require.resolve("zod/package.json")), "v4", "classic", "external.js");
 
@@ -52,6 +55,8 @@ const EXTERNAL = [
   "tree-kill",
   "execa",
   "@modelcontextprotocol/sdk",
+  // required by name at run time (see above); listed so that an import of it is never inlined either
+  "@shellgate/execpolicy/compiler",
 ];
 
 await rm(outdir, { recursive: true, force: true });
@@ -59,7 +64,6 @@ const result = await build({
   entryPoints: {
     shellgate: join(root, "dist", "bin", "shellgate.js"),
     "policy-check": join(root, "dist", "bin", "policy-check.js"),
-    compile: join(execpolicyDir, "dist", "policy", "compile.js"),
   },
   outdir,
   bundle: true,
