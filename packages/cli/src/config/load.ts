@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { defaultPolicyCacheDir } from "@shellgate/execpolicy";
 import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
 import { BroadWorkspaceError, ConfigError, UntrustedProjectConfigError, UsageError, type BroadRoot } from "../errors.js";
 import { findBroadRoots, homeDirectories } from "./broad-workspace.js";
@@ -84,8 +83,10 @@ export interface EffectiveConfig {
   /** The `[shell_environment_policy]` table merged across files (later files win per key), if any. */
   shellEnvironmentPolicy?: ShellEnvironmentSettings;
   /**
-   * Paths commands must not write even inside writable roots, whether they exist or not: configuration
-   * and rules directories, the policy cache, the project's `.shellgate`.
+   * Paths commands must not write even inside writable roots, whether they exist or not: the
+   * orchestrator's `defaultProtectedPaths` (configuration directories, the policy cache, the project's
+   * `.shellgate`, which `Orchestrator.create` holds by itself) followed by the directories of the
+   * loaded rules files, which only the CLI knows.
    */
   protectedPaths: string[];
 }
@@ -282,11 +283,14 @@ export async function loadConfig(
   if (!workspaceCheck.allowed && (options.broadWorkspace ?? "refuse") === "refuse") throw new BroadWorkspaceError(broadRoots);
 
   // Everything that decides how a later command is judged stays read-only, existing or not (the
-  // sandbox holds a missing one with a placeholder): the user's and Codex's configuration, the
-  // workspace's `.shellgate`, policy-check's compiled-policy cache, and the directory of every
-  // rules file loaded. A rules directory that is (or contains) a writable root is left to the
-  // sandbox's protection of the file itself: holding it would make the whole root read-only.
-  const protectedPaths = [userDir, codexRulesDir(env), defaultPolicyCacheDir(env), path.join(cwd, PROJECT_DIR_NAME)];
+  // sandbox holds a missing one with a placeholder). The orchestrator owns the defaults (the user's
+  // and Codex's configuration, the workspace's `.shellgate`, policy-check's compiled-policy cache)
+  // and holds them itself; they are listed here too so `doctor` shows what a run holds. What only
+  // the CLI knows is the directory of every rules file loaded. A rules directory that is (or
+  // contains) a writable root is left to the sandbox's protection of the file itself: holding it
+  // would make the whole root read-only. Loaded on demand: argument parsing imports this module too.
+  const { defaultProtectedPaths } = await import("@shellgate/orchestrator");
+  const protectedPaths = defaultProtectedPaths({ cwd, env });
   const rootsReal = [canonicalPath(cwd), ...writableRoots.map(canonicalPath)];
   if (sandboxPolicy.mode === "workspace-write") {
     const tmpdir = env["TMPDIR"];
