@@ -6,6 +6,7 @@ import {
   MAX_OUTPUT_DELTAS_PER_CALL,
   Orchestrator,
   OrchestratorConfigError,
+  defaultProtectedPaths,
   toAnthropicToolResult,
   toMcpCallToolResult,
   toOpenAIFunctionCallOutput,
@@ -368,6 +369,34 @@ describe("Orchestrator.create and sandbox backends", () => {
     await expect(Orchestrator.create({ cwd: ws.dir, sandboxManager: manager, sandboxPolicy: { mode: "read-only" } })).rejects.toBeInstanceOf(
       SandboxUnavailableError,
     );
+  });
+
+  it("holds defaultProtectedPaths on top of the caller's protectedPaths (and only those when asked to opt out)", async () => {
+    const ws = await workspace();
+    const seen: string[][] = [];
+    const recording: SandboxBackend = {
+      ...missing,
+      name: "fake-recording",
+      isAvailable: async () => ({ available: true, isolation: "fake" }),
+      transform: async (spec, _policy, options) => {
+        seen.push([...(options.protectedPaths ?? [])]);
+        return { argv: [...spec.argv], cwd: spec.cwd, env: { ...spec.env }, sandboxType: "fake", isolation: "fake" };
+      },
+    };
+    const extra = path.join(ws.dir, "extra");
+    for (const defaults of [true, false]) {
+      const orch = await Orchestrator.create({
+        cwd: ws.dir, hostEnv: ws.hostEnv, shell: "/bin/bash", approvalPolicy: "never", sandboxBackends: [recording],
+        protectedPaths: [extra], defaultProtectedPaths: defaults,
+      });
+      const response = await call(orch, "shell_command", { command: "true", login: false });
+      await orch.close();
+      expect(response.exitCode, response.content).toBe(0);
+    }
+    const expected = [...defaultProtectedPaths({ cwd: ws.dir }), ...defaultProtectedPaths({ cwd: ws.dir, env: ws.hostEnv })];
+    expect(seen[0]).toEqual(expect.arrayContaining([extra, ...expected, path.join(ws.dir, ".shellgate")]));
+    expect(seen[1]).toContain(extra);
+    expect(seen[1]).not.toContain(path.join(ws.dir, ".shellgate"));
   });
 
   it("needs no backend for a policy without a platform sandbox (control)", async () => {
