@@ -93,23 +93,31 @@ const execCommand = await measure(RUNS, async () =>
 report("orchestrator exec_command `true` (no sandbox, pipes)", execCommand);
 await plain.close();
 
-const sandboxed = await Orchestrator.create({ cwd: dir, hostEnv, shell: "/bin/bash", approvalPolicy: "never", sandboxPolicy: { mode: "workspace-write" } });
-const probe = await sandboxed.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' });
-if (probe.success) {
-  const sandboxedStats = await measure(RUNS, async () =>
-    must(await sandboxed.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' })),
-  );
-  report("orchestrator shell_command `true` (linux sandbox)", sandboxedStats,
-    `x${(sandboxedStats.median / shellCommand.median).toFixed(2)} vs unsandboxed`);
-  if (process.env.BENCH_CODEX !== "0" && existsSync(CODEX)) {
-    const codex = await measure(Math.min(RUNS, 8), () => nodeSpawn([CODEX, "sandbox", "--", "true"]));
-    report("codex sandbox -- true (CLI, includes its start-up)", codex,
-      `shellgate sandboxed call is x${(codex.median / sandboxedStats.median).toFixed(2)} faster per command`);
+// The orchestrator registers no sandbox backend of its own and this package depends on none, so
+// create() refuses workspace-write here and the sandboxed line is skipped with that reason. Measuring
+// it again needs a bench in an integrator's workspace (tooling/integration), which wires a backend.
+const sandboxed = await Orchestrator.create({ cwd: dir, hostEnv, shell: "/bin/bash", approvalPolicy: "never", sandboxPolicy: { mode: "workspace-write" } }).catch((error) => {
+  console.log(`linux sandbox run skipped: ${error instanceof Error ? error.message : String(error)}`);
+  return undefined;
+});
+if (sandboxed) {
+  const probe = await sandboxed.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' });
+  if (probe.success) {
+    const sandboxedStats = await measure(RUNS, async () =>
+      must(await sandboxed.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' })),
+    );
+    report("orchestrator shell_command `true` (linux sandbox)", sandboxedStats,
+      `x${(sandboxedStats.median / shellCommand.median).toFixed(2)} vs unsandboxed`);
+    if (process.env.BENCH_CODEX !== "0" && existsSync(CODEX)) {
+      const codex = await measure(Math.min(RUNS, 8), () => nodeSpawn([CODEX, "sandbox", "--", "true"]));
+      report("codex sandbox -- true (CLI, includes its start-up)", codex,
+        `shellgate sandboxed call is x${(codex.median / sandboxedStats.median).toFixed(2)} faster per command`);
+    } else {
+      console.log("codex comparison skipped (BENCH_CODEX=0 or /opt/codex missing)");
+    }
   } else {
-    console.log("codex comparison skipped (BENCH_CODEX=0 or /opt/codex missing)");
+    console.log(`linux sandbox run skipped: ${probe.content.split("\n")[0]}`);
   }
-} else {
-  console.log(`linux sandbox run skipped: ${probe.content.split("\n")[0]}`);
+  await sandboxed.close();
 }
-await sandboxed.close();
 await rm(dir, { recursive: true, force: true });
