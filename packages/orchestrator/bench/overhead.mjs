@@ -1,8 +1,7 @@
 // Overhead of a tool call through the orchestrator versus a bare spawn of the same command.
 // Run after building: `npm run bench -w @shellgate/orchestrator` (about 20-40 s on 2 cores).
-// Options: BENCH_RUNS (default 30), BENCH_CODEX=0 to skip the Codex CLI comparison.
+// Options: BENCH_RUNS (default 30).
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -12,7 +11,6 @@ import { Orchestrator } from "../dist/index.js";
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const WARMUP = 3;
 const TARGET_OVERHEAD_MS = 5; // median added by admission + pipeline + formatting, unsandboxed
-const CODEX = "/opt/codex/node_modules/.bin/codex";
 
 const dir = await mkdtemp(path.join(os.tmpdir(), "shellgate-orch-bench-"));
 const home = path.join(dir, "home");
@@ -93,31 +91,5 @@ const execCommand = await measure(RUNS, async () =>
 report("orchestrator exec_command `true` (no sandbox, pipes)", execCommand);
 await plain.close();
 
-// The orchestrator registers no sandbox backend of its own and this package depends on none, so
-// create() refuses workspace-write here and the sandboxed line is skipped with that reason. Measuring
-// it again needs a bench in an integrator's workspace (tooling/integration), which wires a backend.
-const sandboxed = await Orchestrator.create({ cwd: dir, hostEnv, shell: "/bin/bash", approvalPolicy: "never", sandboxPolicy: { mode: "workspace-write" } }).catch((error) => {
-  console.log(`linux sandbox run skipped: ${error instanceof Error ? error.message : String(error)}`);
-  return undefined;
-});
-if (sandboxed) {
-  const probe = await sandboxed.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' });
-  if (probe.success) {
-    const sandboxedStats = await measure(RUNS, async () =>
-      must(await sandboxed.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' })),
-    );
-    report("orchestrator shell_command `true` (linux sandbox)", sandboxedStats,
-      `x${(sandboxedStats.median / shellCommand.median).toFixed(2)} vs unsandboxed`);
-    if (process.env.BENCH_CODEX !== "0" && existsSync(CODEX)) {
-      const codex = await measure(Math.min(RUNS, 8), () => nodeSpawn([CODEX, "sandbox", "--", "true"]));
-      report("codex sandbox -- true (CLI, includes its start-up)", codex,
-        `shellgate sandboxed call is x${(codex.median / sandboxedStats.median).toFixed(2)} faster per command`);
-    } else {
-      console.log("codex comparison skipped (BENCH_CODEX=0 or /opt/codex missing)");
-    }
-  } else {
-    console.log(`linux sandbox run skipped: ${probe.content.split("\n")[0]}`);
-  }
-  await sandboxed.close();
-}
+// The sandboxed call is measured where a backend is wired in: tooling/integration/bench/sandboxed-call.mjs.
 await rm(dir, { recursive: true, force: true });
