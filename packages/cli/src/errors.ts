@@ -1,5 +1,11 @@
 /** Stable machine-readable codes for every error the CLI itself raises. */
-export type CliErrorCode = "CLI_USAGE" | "CLI_CONFIG" | "CLI_PROJECT_NOT_TRUSTED" | "CLI_BROAD_WORKSPACE" | "CLI_NO_TERMINAL";
+export type CliErrorCode =
+  | "CLI_USAGE"
+  | "CLI_CONFIG"
+  | "CLI_PROJECT_NOT_TRUSTED"
+  | "CLI_BROAD_WORKSPACE"
+  | "CLI_NO_TERMINAL"
+  | "CLI_SANDBOX_BACKEND_PACKAGE";
 
 /** Base class of the CLI's own errors; `code` is stable across releases. */
 export class CliError extends Error {
@@ -127,5 +133,33 @@ const BROAD_TEXT: Record<BroadRootReason, string> = {
 export class NoTerminalError extends CliError {
   constructor(message: string) {
     super("CLI_NO_TERMINAL", message);
+  }
+}
+
+/** Why a sandbox backend's package gave no backend. */
+export type BackendPackageProblem = "not-installed" | "no-backend";
+
+/**
+ * A sandbox backend is needed (named with `--backend`, or this platform's) and its package is not
+ * installed, or is installed but provides no backend yet; the message names the package.
+ * `shellgate sandbox` exits 125 with it.
+ */
+export class SandboxBackendPackageError extends CliError {
+  /** The backend's name (`seatbelt`). */
+  readonly backend: string;
+  /** The package that provides it (`@shellgate/sandbox-seatbelt`). */
+  readonly packageName: string;
+  readonly problem: BackendPackageProblem;
+  constructor(source: { name: string; package: string; factory: string }, problem: BackendPackageProblem, options?: { cause?: unknown }) {
+    super(
+      "CLI_SANDBOX_BACKEND_PACKAGE",
+      problem === "not-installed"
+        ? `the ${JSON.stringify(source.name)} sandbox backend needs the package ${source.package}, which is not installed (npm install ${source.package})`
+        : `the ${JSON.stringify(source.name)} sandbox backend is not available in this version: ${source.package} does not provide ${source.factory} yet`,
+      options,
+    );
+    this.backend = source.name;
+    this.packageName = source.package;
+    this.problem = problem;
   }
 }

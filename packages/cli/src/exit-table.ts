@@ -62,7 +62,9 @@ export const EXIT_TABLE: Readonly<Record<ExitTableCommand, readonly ExitRow[]>> 
     { code: "1", meaning: "--probe: only the weaker fallback, or nothing, works here" },
     {
       code: "125",
-      meaning: "the sandbox could not be set up: bad arguments or paths, or no sandbox available here (the Landlock fallback needs --allow-weaker-isolation)",
+      meaning:
+        "the sandbox could not be set up: bad arguments or paths, no sandbox available here (the Landlock fallback needs " +
+        "--allow-weaker-isolation), a --backend that is unknown or cannot run here, or a backend whose package is missing (the message names it)",
     },
     { code: "127", meaning: "command not found" },
   ],

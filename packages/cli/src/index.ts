@@ -7,6 +7,8 @@ export {
   UntrustedProjectConfigError,
   BroadWorkspaceError,
   NoTerminalError,
+  SandboxBackendPackageError,
+  type BackendPackageProblem,
   type CliErrorCode,
   type ProjectWeakening,
   type BroadRoot,

@@ -1,26 +1,28 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Orchestrator, type ApprovalHandler } from "@shellgate/orchestrator";
-import { createLinuxSandboxBackend, defaultProbeCacheFile } from "@shellgate/sandbox-linux";
 import type { PromptDecision, PromptRequest } from "./approval/types.js";
 import type { EffectiveConfig } from "./config/index.js";
+import { platformBackends } from "./sandbox-backends.js";
 
 /** An approval function of the CLI (terminal prompt, MCP elicitation). */
 export type CliApprover = (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision>;
 
 /**
  * One orchestrator session for the loaded configuration: its rules, approval policy, sandbox policy
- * (with the Linux backend on Linux), environment policy, where amendments go and which paths stay
- * read-only. Without `approve`, every command that needs a person is refused with a readable reason.
+ * (with this platform's backends, from `sandbox-backends.ts`), environment policy, where amendments go
+ * and which paths stay read-only. Without `approve`, every command that needs a person is refused with a readable reason.
  * `sessionApprovals` (default false) offers "run for this session": only for a caller whose
  * orchestrator serves many calls.
  * @throws the rules files' diagnostics, or OrchestratorConfigError naming the bad setting.
  */
-export function createCliOrchestrator(
+export async function createCliOrchestrator(
   config: EffectiveConfig,
   approve: CliApprover | undefined,
   options: { sessionApprovals?: boolean } = {},
 ): Promise<Orchestrator> {
+  // Loading the backend's package starts first; the directory below is made meanwhile.
+  const backends = platformBackends({ allowWeakerIsolation: config.allowWeakerIsolation });
   // The user's rules directory is created up front: "always allow" writes there, and a directory that
   // exists is kept read-only by a plain bind mount, while a missing one needs a placeholder on the
   // host for as long as a sandboxed command runs.
@@ -33,7 +35,7 @@ export function createCliOrchestrator(
   // cannot be created from inside (a new `~/.cache/shellgate/execpolicy` would feed policy-check).
   const protectedPaths = config.protectedPaths;
   const approvalHandler: ApprovalHandler | undefined = approve ? (request, context) => approve(request, context) : undefined;
-  return Orchestrator.create({
+  return await Orchestrator.create({
     cwd: config.cwd,
     rulesFiles: config.rules.map((r) => r.file),
     userRulesFile: config.userRulesFile,
@@ -45,15 +47,8 @@ export function createCliOrchestrator(
     // "Run for this session" only where the orchestrator outlives the call (the MCP server), not for
     // `shellgate exec`, whose one command is the whole session.
     sessionApprovals: options.sessionApprovals ?? false,
-    // The capability probe (three process starts, most of a short command's latency) is kept on
-    // disk between CLI runs, as `shellgate sandbox` does; the backend holds its directory read-only
-    // inside the sandbox. The weaker Landlock fallback only when asked.
-    ...(process.platform === "linux"
-      ? {
-          sandboxBackends: [
-            createLinuxSandboxBackend({ allowWeakerIsolation: config.allowWeakerIsolation, probeCacheFile: defaultProbeCacheFile() }),
-          ],
-        }
-      : {}),
+    // The weaker Landlock fallback only when asked; the Linux backend keeps its capability probe on
+    // disk between CLI runs (see sandbox-backends.ts).
+    sandboxBackends: await backends,
   });
 }

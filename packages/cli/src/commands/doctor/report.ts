@@ -1,11 +1,11 @@
-import { computeWritableRoots, SandboxManager, type BackendReport, type SandboxPolicy } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
+import { computeWritableRoots, type BackendReport, type SandboxManager, type SandboxPolicy } from "@shellgate/sandbox";
 import { detectUserShell } from "@shellgate/shell-detect";
 import { loadPolicy, type NetworkRule } from "@shellgate/execpolicy";
 import { describeEnvDropReason, explainEnvScrub } from "@shellgate/orchestrator";
 import type { EffectiveConfig, ProjectConfigStatus, WorkspaceCheck } from "../../config/index.js";
 import { BroadWorkspaceError } from "../../errors.js";
 import { describeError } from "../../error-text.js";
+import { createSandboxManager } from "../../sandbox-backends.js";
 
 /** The rules file entry of a doctor report. */
 export interface RulesFileStatus {
@@ -48,13 +48,6 @@ export interface DoctorReport {
   problems: string[];
 }
 
-/** A manager with every backend the CLI ships for this platform registered. */
-export function createSandboxManager(options: { allowWeakerIsolation?: boolean } = {}): SandboxManager {
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend({ allowWeakerIsolation: options.allowWeakerIsolation === true }));
-  return manager;
-}
-
 /** Gather the doctor report for a loaded configuration. Never throws for a problem it can report. */
 export async function gatherDoctorReport(
   config: EffectiveConfig,
@@ -77,7 +70,8 @@ export async function gatherDoctorReport(
     problems.push(`workspace: ${workspace.error}`);
   }
 
-  const manager = options.manager ?? createSandboxManager({ allowWeakerIsolation: config.allowWeakerIsolation });
+  // A fresh probe, not the disk cache other commands use: doctor reports what works now.
+  const manager = options.manager ?? (await createSandboxManager({ allowWeakerIsolation: config.allowWeakerIsolation, probeCache: false }));
   const backends = await manager.report();
   let sandbox: DoctorReport["sandbox"];
   try {

@@ -14,6 +14,11 @@ export type SandboxCommandRequest =
       deniedReadPaths: string[];
       network: boolean;
       allowWeakerIsolation: boolean;
+      /** The backend named with `--backend`; absent: this platform's. */
+      backend?: string;
+      /** `--dry-run`: print what would run (`--json`: as JSON) and run nothing. */
+      dryRun: boolean;
+      json: boolean;
       argv: string[];
     };
 
@@ -25,12 +30,14 @@ const OPTIONS = {
   network: { type: "string" },
   "deny-read": { type: "string", multiple: true },
   "allow-weaker-isolation": { type: "boolean" },
+  backend: { type: "string" },
+  "dry-run": { type: "boolean" },
   probe: { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
-const TAKES_VALUE: ReadonlySet<string> = new Set(["--mode", "--writable-root", "--deny-read"]);
+const TAKES_VALUE: ReadonlySet<string> = new Set(["--mode", "--writable-root", "--deny-read", "--backend"]);
 
 function absolutePaths(flag: string, values: readonly string[] | undefined): string[] {
   return (values ?? []).map((p) => {
@@ -56,9 +63,14 @@ export function parseSandboxArgs(args: readonly string[]): SandboxCommandRequest
   if (values.help) return { kind: "help" };
   if (values.probe) {
     if (command.length > 0) throw new UsageError("--probe takes no command");
+    // The probe reports the Linux layers; it neither selects a backend nor plans a command.
+    if (values.backend !== undefined) throw new UsageError("--probe cannot be combined with --backend");
+    if (values["dry-run"]) throw new UsageError("--probe cannot be combined with --dry-run");
     return { kind: "probe", json: values.json ?? false };
   }
-  if (values.json) throw new UsageError("--json is only meaningful with --probe");
+  const dryRun = values["dry-run"] ?? false;
+  if (values.json && !dryRun) throw new UsageError("--json is only meaningful with --probe or --dry-run");
+  if (values.backend !== undefined && values.backend.trim() === "") throw new UsageError("--backend: must not be empty");
   const mode = values.mode ?? "workspace-write";
   if (!(MODES as readonly string[]).includes(mode)) {
     throw new UsageError(`--mode: ${JSON.stringify(mode)} is not one of ${MODES.join(", ")}`);
@@ -81,6 +93,9 @@ export function parseSandboxArgs(args: readonly string[]): SandboxCommandRequest
     deniedReadPaths,
     network,
     allowWeakerIsolation: values["allow-weaker-isolation"] ?? false,
+    ...(values.backend !== undefined ? { backend: values.backend } : {}),
+    dryRun,
+    json: values.json ?? false,
     argv: command,
   };
 }

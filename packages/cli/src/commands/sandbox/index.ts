@@ -1,9 +1,10 @@
 import { parseSandboxArgs } from "./args.js";
-import { UsageError } from "../../errors.js";
+import { SandboxBackendPackageError, UsageError } from "../../errors.js";
 import { exitCodesHelp } from "../../exit-table.js";
 
 /** `shellgate sandbox --help`. */
 export const HELP = `Usage: shellgate sandbox [options] [--] CMD [ARGS...]
+       shellgate sandbox --dry-run [--json] [--backend NAME] [options] [--] CMD [ARGS...]
        shellgate sandbox --probe [--json]
 
 Run CMD under the platform sandbox with the current directory as the workspace (the debug runner,
@@ -19,8 +20,13 @@ Options:
       --allow-weaker-isolation
                               accept the Landlock+seccomp fallback when bubblewrap cannot run
                               (no namespaces, no read-only carve-outs inside writable roots)
+      --backend NAME          use this sandbox backend: linux, seatbelt (macOS) or windows (default:
+                              this platform's); fails when it is unknown or cannot run here
+      --dry-run               print what would run (the sandbox's argv, environment and plan) and run
+                              nothing; works on any OS, for any backend
       --probe                 print which sandbox layers work here and why not
-      --json                  with --probe: print the report as JSON
+      --json                  with --probe or --dry-run: print JSON (--dry-run: { "backend", "argv",
+                              "env", "plan" })
   -h, --help                  show this help
 
 ${exitCodesHelp("sandbox")}
@@ -31,10 +37,11 @@ Examples:
   shellgate sandbox --network -- curl -I https://example.com
   shellgate sandbox ls -la
   shellgate sandbox --allow-weaker-isolation -- make test   # where bubblewrap cannot run
+  shellgate sandbox --backend linux --dry-run --json --writable-root /tmp/out -- make
   shellgate sandbox --probe --json
 `;
 
-/** `shellgate sandbox`: see {@link HELP}. */
+/** `shellgate sandbox`: see {@link HELP}. `--help` and bad arguments load nothing else. */
 export async function run(args: string[]): Promise<number> {
   let request;
   try {
@@ -48,29 +55,40 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  if (process.platform !== "linux") {
-    process.stderr.write(`shellgate sandbox: only the Linux sandbox is wired into this command (this is ${process.platform})\n`);
-    return 125;
-  }
-  if (request.kind === "probe") {
-    const { probeLinuxSandbox, defaultProbeCacheFile } = await import("@shellgate/sandbox-linux");
-    // always a fresh probe, which also refreshes the cache later runs use
-    const report = await probeLinuxSandbox({ cacheFile: defaultProbeCacheFile(), refresh: true });
-    if (request.json) {
-      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    } else {
-      const { formatProbe } = await import("./format-probe.js");
-      process.stdout.write(formatProbe(report));
-    }
-    return report.level === "full" ? 0 : 1;
-  }
-  const { runSandboxed, describeSandboxFailure, SandboxError } = await import("./run-sandboxed.js");
   try {
-    return await runSandboxed(request);
+    if (request.kind === "probe") return await probe(request.json);
+    const { runSandboxed, planSandboxed } = await import("./run-sandboxed.js");
+    if (!request.dryRun) return await runSandboxed(request);
+    const plan = await planSandboxed(request);
+    const { formatPlan, planJson } = await import("./format-plan.js");
+    process.stdout.write(request.json ? planJson(plan) : formatPlan(plan));
+    return 0;
   } catch (error) {
-    if (!(error instanceof SandboxError)) throw error;
-    const { message, exitCode } = describeSandboxFailure(error);
-    process.stderr.write(`shellgate sandbox: ${message}\n`);
-    return exitCode;
+    const failure = await describeFailure(error);
+    if (!failure) throw error;
+    process.stderr.write(`shellgate sandbox: ${failure.message}\n`);
+    return failure.exitCode;
   }
+}
+
+/** `--probe`: always a fresh probe, which also refreshes the cache later runs use. */
+async function probe(json: boolean): Promise<number> {
+  const { loadLinuxSandboxPackage } = await import("../../sandbox-backends.js");
+  const linux = await loadLinuxSandboxPackage();
+  const report = await linux.probeLinuxSandbox({ cacheFile: linux.defaultProbeCacheFile(), refresh: true });
+  if (json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    const { formatProbe } = await import("./format-probe.js");
+    process.stdout.write(formatProbe(report));
+  }
+  return report.level === "full" ? 0 : 1;
+}
+
+/** The message and exit code of a failure the command explains itself (undefined: a bug, rethrown). */
+async function describeFailure(error: unknown): Promise<{ message: string; exitCode: number } | undefined> {
+  // A backend's package that is missing or empty is the CLI's own error: it names the package.
+  if (error instanceof SandboxBackendPackageError) return { message: error.message, exitCode: 125 };
+  const { describeSandboxFailure, SandboxError } = await import("./run-sandboxed.js");
+  return error instanceof SandboxError ? describeSandboxFailure(error) : undefined;
 }

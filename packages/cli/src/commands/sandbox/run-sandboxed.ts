@@ -1,7 +1,16 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
-import { parseSandboxPolicy, SandboxError, type SandboxPolicyInput } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend, defaultProbeCacheFile } from "@shellgate/sandbox-linux";
+import {
+  parseSandboxPolicy,
+  SandboxError,
+  type CommandSpec,
+  type SandboxManager,
+  type SandboxPlan,
+  type SandboxPolicy,
+  type SandboxPolicyInput,
+  type TransformOptions,
+} from "@shellgate/sandbox";
+import { SANDBOX_BACKENDS, createSandboxManager } from "../../sandbox-backends.js";
 import type { SandboxCommandRequest } from "./args.js";
 
 /** Exit codes of `shellgate sandbox` when the command itself did not decide them. */
@@ -12,7 +21,8 @@ export const SANDBOX_EXIT = {
   NOT_FOUND: 127,
 } as const;
 
-type RunRequest = Extract<SandboxCommandRequest, { kind: "run" }>;
+/** A `shellgate sandbox -- CMD` request, run or `--dry-run`. */
+export type RunRequest = Extract<SandboxCommandRequest, { kind: "run" }>;
 
 function policyFor(request: RunRequest): SandboxPolicyInput {
   switch (request.mode) {
@@ -36,29 +46,61 @@ function hostEnv(): Record<string, string> {
   return env;
 }
 
+const PLATFORM_NAMES: Partial<Record<NodeJS.Platform, string>> = { linux: "Linux", darwin: "macOS", win32: "Windows" };
+
 /** Map a sandbox error to the message and exit code people see. */
 export function describeSandboxFailure(error: SandboxError): { message: string; exitCode: number } {
   const field = (error as { field?: unknown }).field;
   if (error.code === "SANDBOX_COMMAND_NOT_FOUND") return { message: error.message, exitCode: SANDBOX_EXIT.NOT_FOUND };
+  if (error.code === "SANDBOX_BACKEND_NOT_FOUND") {
+    // The sandbox package lists the registered backends; the CLI knows more than it registers.
+    const known = SANDBOX_BACKENDS.map((b) => `${b.name} (${PLATFORM_NAMES[b.platform] ?? b.platform})`).join(", ");
+    const name = (error as { backend?: unknown }).backend;
+    return { message: `--backend: no sandbox backend named ${JSON.stringify(name)}; known backends: ${known}`, exitCode: SANDBOX_EXIT.SHELLGATE_ERROR };
+  }
   const flag = typeof field === "string" ? field.replace(/^writableRoots\.\d+$/, "--writable-root").replace(/^deniedReadPaths\.\d+$/, "--deny-read") : undefined;
   const message = flag && flag !== field ? error.message.replace(/^[\w.]+: /, `${flag}: `) : error.message;
   return { message, exitCode: SANDBOX_EXIT.SHELLGATE_ERROR };
 }
 
-/**
- * Run the command under the Linux sandbox with the current directory as the workspace; stdio is
- * inherited and the exit code passed through (128+n for a signal). Signals to shellgate are
- * forwarded; bubblewrap's --die-with-parent takes the sandbox down if shellgate itself dies.
- */
-export async function runSandboxed(request: RunRequest): Promise<number> {
+/** The command, policy and options both a run and a dry run hand to the manager. */
+function sandboxInputs(request: RunRequest): { spec: CommandSpec; policy: SandboxPolicy; options: TransformOptions & { backend?: string } } {
   const cwd = process.cwd();
-  const policy = parseSandboxPolicy(policyFor(request));
-  // a CLI process lives for one command: keep the capability probe on disk between runs
-  const backend = createLinuxSandboxBackend({
+  return {
+    spec: { argv: request.argv, cwd, env: hostEnv() },
+    policy: parseSandboxPolicy(policyFor(request)),
+    options: { sandboxPolicyCwd: cwd, ...(request.backend !== undefined ? { backend: request.backend } : {}) },
+  };
+}
+
+/** The manager for this request: the `--backend` one alone, or this platform's. */
+function managerFor(request: RunRequest): Promise<SandboxManager> {
+  return createSandboxManager({
     allowWeakerIsolation: request.allowWeakerIsolation,
-    probeCacheFile: defaultProbeCacheFile(),
+    ...(request.backend !== undefined ? { backend: request.backend } : {}),
   });
-  const execEnv = await backend.transform({ argv: request.argv, cwd, env: hostEnv() }, policy, { sandboxPolicyCwd: cwd });
+}
+
+/**
+ * What `--dry-run` prints: the manager's plan of the command, created, probed and run nowhere, so it
+ * works on any OS for any backend the CLI knows.
+ * @throws SandboxError (bad paths, unknown backend), SandboxBackendPackageError.
+ */
+export async function planSandboxed(request: RunRequest, manager?: SandboxManager): Promise<SandboxPlan> {
+  const { spec, policy, options } = sandboxInputs(request);
+  return (manager ?? (await managerFor(request))).plan(spec, policy, options);
+}
+
+/**
+ * Run the command under the sandbox with the current directory as the workspace; stdio is inherited
+ * and the exit code passed through (128+n for a signal). It goes through `SandboxManager.prepare`,
+ * which refuses a backend's unsandboxed result for a policy that needs a sandbox. Signals to
+ * shellgate are forwarded; bubblewrap's --die-with-parent takes the sandbox down if shellgate dies.
+ * `manager` is for tests; the CLI's comes from `sandbox-backends.ts`.
+ */
+export async function runSandboxed(request: RunRequest, manager?: SandboxManager): Promise<number> {
+  const { spec, policy, options } = sandboxInputs(request);
+  const execEnv = await (manager ?? (await managerFor(request))).prepare(spec, policy, options);
   try {
     const [file, ...args] = execEnv.argv;
     if (!file) throw new Error("sandbox produced an empty command");

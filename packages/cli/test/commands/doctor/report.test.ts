@@ -11,6 +11,9 @@ function unavailableBackend(): SandboxBackend {
     platform: process.platform,
     sandboxType: "linux",
     isAvailable: async () => ({ available: false, reason: "bwrap: no user namespaces here" }),
+    plan: async () => {
+      throw new Error("unreachable");
+    },
     transform: async () => {
       throw new Error("unreachable");
     },

@@ -1,0 +1,45 @@
+import type { SandboxPlan } from "@shellgate/sandbox";
+
+/** What `--dry-run --json` prints: these four keys of the plan, nothing else (a stable shape for scripts). */
+export function planJson(plan: SandboxPlan): string {
+  const { backend, argv, env, plan: details } = plan;
+  return `${JSON.stringify({ backend, argv, env, plan: details }, null, 2)}\n`;
+}
+
+// Words a POSIX shell reads as themselves; anything else is quoted so the line can be pasted back.
+const PLAIN = /^[\w@%+=:,./-]+$/;
+
+/** One argv word as a shell would need it; control characters are shown escaped, never sent to the terminal. */
+function shellWord(word: string): string {
+  if (PLAIN.test(word)) return word;
+  if (/[\x00-\x1f\x7f]/.test(word)) return `$'${[...word].map((c) => (/[\x00-\x1f\x7f'\\]/.test(c) ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : c)).join("")}'`;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * What `--dry-run` prints for people: the backend, the command line that would be spawned (one
+ * option per line, as bubblewrap's mounts read best), what the sandbox sets and removes in the
+ * environment, and the backend's own description of the plan.
+ */
+export function formatPlan(plan: SandboxPlan): string {
+  const lines = [`backend: ${plan.backend} (sandbox type ${plan.sandboxType}; isolation ${plan.isolation})`, `cwd: ${shellWord(plan.cwd)}`, "command:"];
+  const words = plan.argv.map(shellWord);
+  // Break before each option of the wrapper so its mounts read one per line; the command follows `--`.
+  let line = "";
+  for (const word of words) {
+    if (line !== "" && word.startsWith("--")) {
+      lines.push(`  ${line} \\`);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== "") lines.push(`  ${line}`);
+  const env = Object.entries(plan.env);
+  lines.push(env.length > 0 ? "environment set by the sandbox:" : "environment set by the sandbox: (nothing)");
+  for (const [name, value] of env) lines.push(`  ${shellWord(name)}=${shellWord(value)}`);
+  if (plan.unsetEnv.length > 0) lines.push(`environment removed: ${plan.unsetEnv.map(shellWord).join(" ")}`);
+  lines.push("plan:", ...JSON.stringify(plan.plan, null, 2).split("\n").map((l) => `  ${l}`));
+  lines.push("nothing was run (--dry-run)");
+  return `${lines.join("\n")}\n`;
+}

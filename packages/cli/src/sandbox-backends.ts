@@ -1,0 +1,176 @@
+/**
+ * The one place the CLI names sandbox backends. `exec`, `mcp`, `doctor` and `sandbox` ask this module
+ * for their backends; nothing else in the CLI imports a backend package (type-only imports aside), so
+ * a new backend is one line of {@link SANDBOX_BACKENDS} and its package, not a change in every command.
+ *
+ * Each backend's package is loaded by name when a command needs it, never at start-up: `--help`,
+ * `check` and `policy-check` do not pay for it. A package that is not installed (the macOS and
+ * Windows backends are optional peer dependencies) or that provides no backend yet is a
+ * {@link SandboxBackendPackageError} naming the package, raised only where that backend is needed.
+ */
+import { SandboxBackendNotFoundError, SandboxManager, type SandboxBackend } from "@shellgate/sandbox";
+import type * as LinuxPackage from "@shellgate/sandbox-linux";
+import { SandboxBackendPackageError } from "./errors.js";
+
+/** Where one backend comes from. */
+export interface BackendSource {
+  /** The backend's `name`, what `shellgate sandbox --backend NAME` selects. */
+  readonly name: string;
+  /** The platform it runs on (it can still plan, `--dry-run`, anywhere). */
+  readonly platform: NodeJS.Platform;
+  /** The npm package that provides it. */
+  readonly package: string;
+  /** The package's export that builds it from {@link CliBackendOptions}. */
+  readonly factory: string;
+}
+
+/** Every backend the CLI knows, in the order a platform prefers them. */
+export const SANDBOX_BACKENDS: readonly BackendSource[] = [
+  { name: "linux", platform: "linux", package: "@shellgate/sandbox-linux", factory: "createLinuxSandboxBackend" },
+  { name: "seatbelt", platform: "darwin", package: "@shellgate/sandbox-seatbelt", factory: "createSeatbeltSandboxBackend" },
+  { name: "windows", platform: "win32", package: "@shellgate/sandbox-windows", factory: "createWindowsSandboxBackend" },
+];
+
+/** The CLI's settings every backend is built with. */
+export interface CliBackendOptions {
+  /** Accept a weaker isolation layer where the full one cannot run (Linux: Landlock+seccomp without bwrap). */
+  allowWeakerIsolation?: boolean;
+  /**
+   * Keep the Linux capability probe on disk between runs (default true): three process starts, most
+   * of a short command's latency. `doctor` turns it off to report what a fresh probe finds.
+   */
+  probeCache?: boolean;
+}
+
+/** Loads a package by name; tests inject one to play a package that is missing or empty. */
+export type PackageImporter = (specifier: string) => Promise<unknown>;
+
+/** What the wiring depends on besides its arguments. */
+export interface BackendWiringDeps {
+  importer?: PackageImporter;
+  /** The platform whose backend is the default (tests pass another one). */
+  platform?: NodeJS.Platform;
+}
+
+/**
+ * The default importer. The Linux backend is a dependency of the CLI, so it is named literally: the
+ * bundle carries it as a chunk of its own, loaded on first use, sharing `@shellgate/sandbox` with the
+ * rest of the CLI. The others are optional peer dependencies, resolved from node_modules at run time
+ * (a computed specifier, which a bundler leaves alone), so installing one later needs no rebuild.
+ */
+const importPackage: PackageImporter = (specifier) => {
+  if (specifier === "@shellgate/sandbox-linux") return import("@shellgate/sandbox-linux");
+  return import(specifier);
+};
+
+/** Whether `error` says that `specifier` itself cannot be found (not one of its own imports). */
+function isMissingPackage(error: unknown, specifier: string): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : "";
+  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && message.includes(`'${specifier}'`);
+}
+
+/** The source of a backend by name, or SandboxBackendNotFoundError listing every name the CLI knows. */
+export function backendSource(name: string): BackendSource {
+  const source = SANDBOX_BACKENDS.find((s) => s.name === name);
+  if (!source) throw new SandboxBackendNotFoundError(name, SANDBOX_BACKENDS.map((s) => s.name));
+  return source;
+}
+
+/** The backends the CLI uses on `platform` when none is named (none on a platform it has no backend for). */
+export function platformBackendSources(platform: NodeJS.Platform = process.platform): BackendSource[] {
+  return SANDBOX_BACKENDS.filter((s) => s.platform === platform);
+}
+
+/**
+ * Load a backend's package.
+ * @throws SandboxBackendPackageError when it is not installed; other load failures are passed on.
+ */
+async function loadPackage(source: BackendSource, importer: PackageImporter): Promise<Record<string, unknown>> {
+  try {
+    return (await importer(source.package)) as Record<string, unknown>;
+  } catch (error) {
+    if (isMissingPackage(error, source.package)) throw new SandboxBackendPackageError(source, "not-installed", { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Build one backend with the CLI's options. The Linux one keeps its capability probe on disk between
+ * runs unless told not to; the cache's directory stays read-only inside the sandbox.
+ * @throws SandboxBackendNotFoundError for a name the CLI does not know.
+ * @throws SandboxBackendPackageError when its package is missing or provides no backend yet.
+ */
+export async function createBackend(name: string, options: CliBackendOptions = {}, deps: BackendWiringDeps = {}): Promise<SandboxBackend> {
+  const source = backendSource(name);
+  const mod = await loadPackage(source, deps.importer ?? importPackage);
+  const factory = mod[source.factory];
+  if (typeof factory !== "function") throw new SandboxBackendPackageError(source, "no-backend");
+  if (source.name === "linux") {
+    const linux = mod as unknown as typeof LinuxPackage;
+    return linux.createLinuxSandboxBackend({
+      allowWeakerIsolation: options.allowWeakerIsolation === true,
+      ...(options.probeCache === false ? {} : { probeCacheFile: linux.defaultProbeCacheFile() }),
+    });
+  }
+  return (factory as (o: CliBackendOptions) => SandboxBackend)({ allowWeakerIsolation: options.allowWeakerIsolation === true });
+}
+
+/**
+ * A stand-in for a backend whose package is missing or empty: never available, with the package error
+ * as the reason. The manager then reports it (`doctor`) and a policy that needs a sandbox fails with
+ * "sandbox unavailable" naming the package to install, while a policy that needs none still runs.
+ */
+function unavailableBackend(source: BackendSource, error: SandboxBackendPackageError): SandboxBackend {
+  const refuse = () => Promise.reject(error);
+  return {
+    name: source.name,
+    platform: source.platform,
+    sandboxType: source.name,
+    isAvailable: () => Promise.resolve({ available: false, reason: error.message }),
+    plan: refuse,
+    transform: refuse,
+  };
+}
+
+/**
+ * The backends for this platform (`exec`, `mcp`, and `doctor`/`sandbox` when none is named), in
+ * preference order. Empty on a platform the CLI has no backend for, so a policy that needs a sandbox
+ * fails there with the "sandbox unavailable" error; a backend whose package is missing is a stand-in
+ * that is never available and says which package to install.
+ */
+export async function platformBackends(options: CliBackendOptions = {}, deps: BackendWiringDeps = {}): Promise<SandboxBackend[]> {
+  const backends: SandboxBackend[] = [];
+  for (const source of platformBackendSources(deps.platform)) {
+    try {
+      backends.push(await createBackend(source.name, options, deps));
+    } catch (error) {
+      if (!(error instanceof SandboxBackendPackageError)) throw error;
+      backends.push(unavailableBackend(source, error));
+    }
+  }
+  return backends;
+}
+
+/**
+ * A manager for `doctor` and `sandbox`. With `backend`, that backend alone (from any platform: it can
+ * always plan), and its package must load; without, this platform's backends ({@link platformBackends}).
+ * @throws SandboxBackendNotFoundError, SandboxBackendPackageError as {@link createBackend}, for a named backend.
+ */
+export async function createSandboxManager(
+  options: CliBackendOptions & { backend?: string } = {},
+  deps: BackendWiringDeps = {},
+): Promise<SandboxManager> {
+  const manager = new SandboxManager(deps.platform ? { platform: deps.platform } : {});
+  const backends = options.backend !== undefined ? [await createBackend(options.backend, options, deps)] : await platformBackends(options, deps);
+  for (const backend of backends) manager.register(backend);
+  return manager;
+}
+
+/**
+ * The Linux backend's package itself, for what only it offers (`shellgate sandbox --probe`'s layer report).
+ * @throws SandboxBackendPackageError when it is not installed.
+ */
+export async function loadLinuxSandboxPackage(deps: BackendWiringDeps = {}): Promise<typeof LinuxPackage> {
+  return (await loadPackage(backendSource("linux"), deps.importer ?? importPackage)) as unknown as typeof LinuxPackage;
+}

@@ -1,0 +1,102 @@
+// The one module that wires sandbox backends into the CLI: which package provides each, what a
+// missing or empty package becomes, and the options the backends are built with.
+import { parseSandboxPolicy, SandboxBackendNotFoundError, SandboxManager, SandboxUnavailableError } from "@shellgate/sandbox";
+import { describe, expect, it } from "vitest";
+import { SandboxBackendPackageError } from "../src/errors.js";
+import { createBackend, createSandboxManager, platformBackends, SANDBOX_BACKENDS, type PackageImporter } from "../src/sandbox-backends.js";
+
+/** What Node throws for `import("<name>")` when the package is not installed. */
+function notFound(name: string): Error {
+  return Object.assign(new Error(`Cannot find package '${name}' imported from /somewhere/dist/bundle/chunk.js`), { code: "ERR_MODULE_NOT_FOUND" });
+}
+
+const missing: PackageImporter = (name) => Promise.reject(notFound(name));
+
+describe("sandbox-backends: where each backend comes from", () => {
+  it("knows linux, seatbelt and windows, one package each", () => {
+    expect(SANDBOX_BACKENDS.map((b) => [b.name, b.package, b.platform])).toEqual([
+      ["linux", "@shellgate/sandbox-linux", "linux"],
+      ["seatbelt", "@shellgate/sandbox-seatbelt", "darwin"],
+      ["windows", "@shellgate/sandbox-windows", "win32"],
+    ]);
+  });
+
+  it("a package that is not installed is a typed CLI error naming the package to install", async () => {
+    const imported: string[] = [];
+    const importer: PackageImporter = (name) => (imported.push(name), missing(name));
+    const error = await createBackend("seatbelt", {}, { importer }).catch((e: unknown) => e);
+    expect(imported).toEqual(["@shellgate/sandbox-seatbelt"]);
+    expect(error).toBeInstanceOf(SandboxBackendPackageError);
+    expect(error).toMatchObject({ code: "CLI_SANDBOX_BACKEND_PACKAGE", backend: "seatbelt", packageName: "@shellgate/sandbox-seatbelt", problem: "not-installed" });
+    expect((error as Error).message).toBe(
+      'the "seatbelt" sandbox backend needs the package @shellgate/sandbox-seatbelt, which is not installed (npm install @shellgate/sandbox-seatbelt)',
+    );
+    expect((error as Error).cause).toMatchObject({ code: "ERR_MODULE_NOT_FOUND" });
+  });
+
+  it("a package that is there but misses one of its own dependencies is not reported as missing", async () => {
+    const broken: PackageImporter = () => Promise.reject(notFound("some-dependency"));
+    const error = await createBackend("linux", {}, { importer: broken }).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(SandboxBackendPackageError);
+    expect((error as Error).message).toContain("'some-dependency'");
+  });
+
+  it("the real seatbelt and windows packages are empty today: a typed error saying so", async () => {
+    for (const name of ["seatbelt", "windows"]) {
+      const error = await createBackend(name).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SandboxBackendPackageError);
+      expect(error).toMatchObject({ problem: "no-backend", packageName: `@shellgate/sandbox-${name}` });
+      expect((error as Error).message).toMatch(/does not provide create\w+SandboxBackend yet$/);
+    }
+  });
+
+  it("an unknown name lists every backend the CLI knows", async () => {
+    const error = await createBackend("nosuch").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxBackendNotFoundError);
+    expect(error).toMatchObject({ code: "SANDBOX_BACKEND_NOT_FOUND", registered: ["linux", "seatbelt", "windows"] });
+  });
+
+  it("builds the Linux backend with the CLI's options and the disk probe cache (off for doctor)", async () => {
+    const calls: unknown[] = [];
+    const fake: PackageImporter = async () => ({
+      defaultProbeCacheFile: () => "/cache/shellgate/linux-sandbox-probe.json",
+      createLinuxSandboxBackend: (options: unknown) => (calls.push(options), { name: "linux" }),
+    });
+    await createBackend("linux", { allowWeakerIsolation: true }, { importer: fake });
+    await createBackend("linux", { probeCache: false }, { importer: fake });
+    expect(calls).toEqual([
+      { allowWeakerIsolation: true, probeCacheFile: "/cache/shellgate/linux-sandbox-probe.json" },
+      { allowWeakerIsolation: false },
+    ]);
+  });
+});
+
+describe("sandbox-backends: the platform's backends", () => {
+  it("a missing package of this platform's backend is a stand-in that is never available and names the package", async () => {
+    const [standIn, ...rest] = await platformBackends({}, { importer: missing, platform: "darwin" });
+    expect(rest).toEqual([]);
+    const manager = new SandboxManager({ platform: "darwin" });
+    manager.register(standIn!);
+    const [report] = await manager.report();
+    expect(report).toMatchObject({ name: "seatbelt", availability: { available: false } });
+    expect(JSON.stringify(report)).toContain("npm install @shellgate/sandbox-seatbelt");
+    // a policy that needs a sandbox fails with "sandbox unavailable" naming the package; one that needs none does not care
+    const error = await manager.select(parseSandboxPolicy({ mode: "workspace-write" })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxUnavailableError);
+    expect((error as Error).message).toContain("@shellgate/sandbox-seatbelt");
+    expect(await manager.select(parseSandboxPolicy({ mode: "danger-full-access" }))).toBeNull();
+  });
+
+  it("none on a platform the CLI has no backend for", async () => {
+    expect(await platformBackends({}, { importer: missing, platform: "freebsd" })).toEqual([]);
+  });
+
+  it("a named backend must load: no stand-in for --backend", async () => {
+    await expect(createSandboxManager({ backend: "seatbelt" }, { importer: missing, platform: "darwin" })).rejects.toBeInstanceOf(SandboxBackendPackageError);
+  });
+
+  it.runIf(process.platform === "linux")("on Linux: the real Linux backend, from its package", async () => {
+    const manager = await createSandboxManager();
+    expect(manager.backends.map((b) => [b.name, b.platform, b.sandboxType])).toEqual([["linux", "linux", "linux"]]);
+  });
+});
