@@ -3,11 +3,9 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 
-import { SandboxManager } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { amendmentEffect, choicesFor, elicitationMessage, renderHeader, renderMenu, type PromptRequest } from "../src/index.js";
-import { drivePty, makeScratch, runBin, type Sandbox } from "./helpers.js";
+import { drivePty, makeScratch, runBin, type Sandbox, realSandboxSkip } from "./helpers.js";
 
 let s: Sandbox;
 let rules: string;
@@ -23,13 +21,7 @@ afterAll(() => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-async function sandboxAvailable(): Promise<boolean> {
-  if (process.platform !== "linux") return false;
-  const manager = new SandboxManager();
-  manager.register(createLinuxSandboxBackend());
-  const [report] = await manager.report();
-  return report?.availability.available === true;
-}
+const skip = await realSandboxSkip();
 
 /** Run `shellgate exec ARGS` on a real pseudo-terminal; press each key once its `waitFor` text appeared. */
 const drive = (args: string[], steps: Array<{ waitFor: string; key: string }>) =>
@@ -78,7 +70,7 @@ describe("the terminal prompt says why it asks and what each choice does (shellg
   });
 });
 
-describe.skipIf(!(await sandboxAvailable()))("on-failure: the retry outside the sandbox (real sandbox, built bin)", () => {
+describe.skipIf(skip !== undefined)("on-failure: the retry outside the sandbox (real sandbox, built bin)", () => {
   it("without a terminal: the command's own exit code, and a line saying a retry needs a person", async () => {
     const target = path.join(outside, "no-tty");
     const r = await runBin(["exec", "--approval-policy", "on-failure", "--", "touch", target], { env: s.env, cwd: s.project });

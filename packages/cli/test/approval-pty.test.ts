@@ -2,8 +2,9 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { spawnPty, TerminalRenderer } from "@shellgate/pty";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drivePty, makeScratch, type Sandbox } from "./helpers.js";
+import { drivePty, makeScratch, type Sandbox, realSandboxSkip } from "./helpers.js";
 
+const skip = await realSandboxSkip();
 let s: Sandbox;
 let rules: string;
 beforeAll(() => {
@@ -78,7 +79,7 @@ describe("terminal approval prompt through a real pseudo-terminal (shellgate exe
     expect(existsSync(file)).toBe(false);
   });
 
-  it.skipIf(!existsSync("/usr/bin/bwrap"))("after a likely sandbox denial, asks to run again without the sandbox (on-failure; needs bubblewrap)", async () => {
+  it.skipIf(skip !== undefined)("after a likely sandbox denial, asks to run again without the sandbox (on-failure; needs bubblewrap)", async () => {
     const outside = `/var/tmp/sg-cli-retry-${process.pid}`;
     try {
       const { code, screen } = await drive(outside, [{ waitFor: MENU, key: "y" }], ["--approval-policy", "on-failure"], ["bash", "-c", `echo retried > ${outside}`]);

@@ -1,12 +1,12 @@
-import { existsSync } from "node:fs";
 import { Orchestrator } from "@shellgate/orchestrator";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeScratch, runBin } from "./helpers.js";
+import { platformBackends } from "../src/sandbox-backends.js";
+import { makeScratch, realSandboxSkip, runBin } from "./helpers.js";
 
 const s = makeScratch();
 afterAll(() => s.cleanup());
 const run = (...args: string[]) => runBin(args, { env: s.env, cwd: s.project });
-const hasBwrap = existsSync("/usr/bin/bwrap");
+const hasBwrap = (await realSandboxSkip()) === undefined;
 
 describe("a missing program says `command not found: NAME` and exits 127 on every path (built bin)", () => {
   it.skipIf(!hasBwrap)("exec, sandboxed", async () => {
@@ -58,7 +58,9 @@ describe("the model is told `command not found: NAME` (orchestrator)", () => {
     { mode: "danger-full-access" as const, skip: false },
   ])("$mode", async ({ mode, skip }) => {
     if (skip) return;
-    const orchestrator = await Orchestrator.create({ cwd: s.project, approvalPolicy: "never", sandboxPolicy: { mode } });
+    // the backends the CLI's commands get (the orchestrator registers none of its own)
+    const sandboxBackends = await platformBackends();
+    const orchestrator = await Orchestrator.create({ cwd: s.project, approvalPolicy: "never", sandboxPolicy: { mode }, sandboxBackends });
     try {
       const response = await orchestrator.handleToolCall({ name: "shell", arguments: { command: ["no-such-program-xyz", "x"], workdir: s.project } });
       expect(response.error).toEqual({ code: "ORCH_SPAWN_FAILED", message: "command not found: no-such-program-xyz" });

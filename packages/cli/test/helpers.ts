@@ -1,19 +1,43 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnPty } from "@shellgate/pty";
+import { it } from "vitest";
 
 /** The built bin; tests run against it (build first: `npx tsc -b packages/cli`). */
 // The committed launchers, which run the bundle: what `npx shellgate` runs for users.
 export const BIN = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
 export const POLICY_CHECK_BIN = fileURLToPath(new URL("../bin/policy-check.js", import.meta.url));
-let bwrapStarts: boolean | undefined;
-/** Whether a real bubblewrap sandbox starts here (Linux, bwrap installed, namespaces allowed); asked once. */
-export function bwrapWorks(): boolean {
-  bwrapStarts ??= process.platform === "linux" && spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "true"]).status === 0;
-  return bwrapStarts;
+let sandboxMissing: Promise<string | undefined> | undefined;
+
+/** Why the full Linux sandbox (bubblewrap with namespaces, seccomp) cannot run here; undefined when it can. Probed once. */
+function whySandboxMissing(): Promise<string | undefined> {
+  sandboxMissing ??= (async () => {
+    if (process.platform !== "linux") return `not Linux (${process.platform})`;
+    const { probeLinuxSandbox } = await import("@shellgate/sandbox-linux");
+    const report = await probeLinuxSandbox();
+    return report.level === "full" ? undefined : report.reasons.join("; ") || `only the ${report.level} sandbox works here`;
+  })();
+  return sandboxMissing;
+}
+
+/**
+ * The one guard of the real-sandbox tests: why they cannot run here (undefined when they can), for
+ * `describe.skipIf(skip !== undefined)`. Where bubblewrap or user namespaces are missing they are
+ * skipped, except under `CI=true`: CI installs the sandbox, and a broken one must not turn these
+ * tests into skips and leave the run green. There, the calling file gets a failing test that names
+ * the reason (as packages/sandbox-linux/test/probe.test.ts does for the probe).
+ */
+export async function realSandboxSkip(): Promise<string | undefined> {
+  const reason = await whySandboxMissing();
+  if (reason !== undefined && process.env["CI"] === "true") {
+    it("the real sandbox is available (CI=true)", () => {
+      throw new Error(`CI=true, but the real-sandbox tests of this file cannot run: ${reason}`);
+    });
+  }
+  return reason;
 }
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 

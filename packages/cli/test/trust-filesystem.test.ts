@@ -6,11 +6,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { probeLinuxSandbox } from "@shellgate/sandbox-linux";
-import { BIN, runBin, type RunResult } from "./helpers.js";
+import { realSandboxSkip, runBin, type RunResult } from "./helpers.js";
 
-const report = await probeLinuxSandbox();
-const skip = !fs.existsSync(BIN) ? "cli not built" : report.level !== "full" ? report.reasons.join("; ") : undefined;
+const skip = await realSandboxSkip();
 const isRoot = process.getuid?.() === 0;
 const hasGit = spawnSync("git", ["--version"]).status === 0;
 

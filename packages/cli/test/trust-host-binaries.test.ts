@@ -6,11 +6,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { probeLinuxSandbox } from "@shellgate/sandbox-linux";
-import { BIN, runBin } from "./helpers.js";
+import { realSandboxSkip, runBin } from "./helpers.js";
 
-const report = process.platform === "linux" ? await probeLinuxSandbox() : undefined;
-const skip = !fs.existsSync(BIN) ? "cli not built" : report?.level !== "full" ? (report?.reasons.join("; ") ?? "not Linux") : undefined;
+const skip = await realSandboxSkip();
 
 describe.skipIf(skip !== undefined)(`host binaries are never taken from PATH${skip ? ` (skipped: ${skip})` : ""}`, () => {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "sg-cli-trust-"));

@@ -8,9 +8,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BIN, makeScratch, type Sandbox } from "./helpers.js";
+import { BIN, makeScratch, type Sandbox, realSandboxSkip } from "./helpers.js";
 
-const linuxOnly = process.platform !== "linux" ? `not Linux (${process.platform})` : undefined;
+const skip = await realSandboxSkip();
 
 let s: Sandbox;
 /** The shared temp directory: writable for every sandboxed command (it is their $TMPDIR). */
@@ -50,7 +50,7 @@ function text(result: unknown): string {
 
 const call = (client: Client, command: string) => client.callTool({ name: "shell_command", arguments: { command } });
 
-describe.skipIf(linuxOnly !== undefined)(`shellgate mcp: one call cannot widen the next${linuxOnly ? ` (skipped: ${linuxOnly})` : ""}`, () => {
+describe.skipIf(skip !== undefined)(`shellgate mcp: one call cannot widen the next${skip ? ` (skipped: ${skip})` : ""}`, () => {
   it("control: renaming the workspace away and putting a link to / in its place works without the sandbox", () => {
     const r = spawnSync("/bin/sh", ["-c", "mv WS WS.old && ln -s / WS"], { cwd: tmp });
     expect(r.status).toBe(0);

@@ -1,7 +1,6 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DoctorReport } from "../../../src/commands/doctor/report.js";
-import { makeScratch, runBin, type Sandbox } from "../../helpers.js";
+import { makeScratch, runBin, type Sandbox, realSandboxSkip } from "../../helpers.js";
 
 let s: Sandbox;
 beforeAll(() => {
@@ -9,10 +8,11 @@ beforeAll(() => {
 });
 afterAll(() => s.cleanup());
 
+const skip = await realSandboxSkip();
 const doctor = (...args: string[]) => runBin(["doctor", ...args], { env: s.env, cwd: s.project });
 
 describe("shellgate doctor (built bin)", () => {
-  it.skipIf(process.platform !== "linux" || !existsSync("/usr/bin/bwrap"))("reports shell, the Linux backend and the configured sandbox as JSON (needs bubblewrap)", async () => {
+  it.skipIf(skip !== undefined)("reports shell, the Linux backend and the configured sandbox as JSON (needs bubblewrap)", async () => {
     const ok = s.write("xdg/shellgate/rules/default.rules", 'prefix_rule(pattern=["ls"], match=["ls -la"])\n');
     const r = await doctor("--json");
     const report = JSON.parse(r.stdout) as DoctorReport;

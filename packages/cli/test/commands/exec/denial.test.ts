@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bwrapWorks, makeScratch, runBin, type RunResult, type Sandbox } from "../../helpers.js";
+import { makeScratch, runBin, type RunResult, type Sandbox, realSandboxSkip } from "../../helpers.js";
 
 // The real sandbox through the built bin: each explained denial is checked against a control run
 // that applies the suggested way out (or runs unsandboxed), so the suggestion is shown to work.
@@ -41,7 +41,9 @@ function suggestedFlags(line: string): string[] {
   return m[1]!.trim().split(" ");
 }
 
-describe.skipIf(!bwrapWorks())("shellgate exec explains sandbox denials (built bin, real sandbox)", () => {
+const skip = await realSandboxSkip();
+
+describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (built bin, real sandbox)", () => {
   it("a write outside the workspace: one stderr line with --writable-root DIR, and that flag makes it work", async () => {
     const target = path.join(outside, "x");
     const denied = await exec(["--", "touch", target]);

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bwrapWorks, BIN, makeScratch, type Sandbox } from "../../helpers.js";
+import { BIN, makeScratch, type Sandbox, realSandboxSkip } from "../../helpers.js";
 
 
 let s: Sandbox;
@@ -43,7 +43,9 @@ const text = (result: unknown): string =>
   ((result as CallToolResult).content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("");
 const structured = (result: unknown): Record<string, unknown> | undefined => (result as CallToolResult).structuredContent;
 
-describe.skipIf(!bwrapWorks())("shellgate mcp: what the model reads (official client, real sandbox)", () => {
+const skip = await realSandboxSkip();
+
+describe.skipIf(skip !== undefined)("shellgate mcp: what the model reads (official client, real sandbox)", () => {
   it("a refused write: a marked note with require_escalated in the text, and sandboxDenial in structuredContent", async () => {
     const target = path.join(outside, "x");
     // A client that can ask a person: escalation is a way out the model can take.

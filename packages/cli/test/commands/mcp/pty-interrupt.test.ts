@@ -6,8 +6,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, BIN, eventually, makeScratch, type Sandbox } from "../../helpers.js";
+import { alive, BIN, eventually, makeScratch, type Sandbox, realSandboxSkip } from "../../helpers.js";
 
+const skip = await realSandboxSkip();
 let s: Sandbox;
 beforeAll(() => {
   s = makeScratch();
@@ -74,7 +75,7 @@ const cases = [
   { name: "unsandboxed control (danger-full-access)", extra: ["--sandbox", "danger-full-access"], sandbox: "none" },
 ];
 
-describe.skipIf(process.platform !== "linux")("Ctrl-C in a bash -i session through the MCP client", () => {
+describe.skipIf(skip !== undefined)("Ctrl-C in a bash -i session through the MCP client", () => {
   for (const c of cases) {
     it(`${c.name}: interrupts sleep and cat, suspends with Ctrl-Z, and the shell answers`, async () => {
       const { client, transport } = await connect(c.extra);

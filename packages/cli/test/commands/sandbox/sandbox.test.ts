@@ -2,10 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { probeLinuxSandbox } from "@shellgate/sandbox-linux";
 import { parseSandboxArgs } from "../../../src/commands/sandbox/args.js";
 import { UsageError } from "../../../src/errors.js";
-import { BIN, runBin, type RunResult } from "../../helpers.js";
+import { BIN, runBin, type RunResult, realSandboxSkip } from "../../helpers.js";
 
 describe("parseSandboxArgs", () => {
   it("takes the command after -- or from the first non-option, options before it", () => {
@@ -43,8 +42,7 @@ function shellgate(args: string[], cwd: string, env: Record<string, string>): Pr
   return runBin(["sandbox", ...args], { cwd, env, bin: BIN });
 }
 
-const report = await probeLinuxSandbox();
-const skip = !fs.existsSync(BIN) ? "cli not built" : report.level !== "full" ? report.reasons.join("; ") : undefined;
+const skip = await realSandboxSkip();
 
 describe.skipIf(skip !== undefined)(`shellgate sandbox (end to end)${skip ? ` (skipped: ${skip})` : ""}`, () => {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "sg-cli-sandbox-"));
