@@ -23,6 +23,8 @@ const deepImport = {
   group: [
     "@shellgate/*/*", "**/packages/*/src/**", "**/packages/*/dist/**", "../../*/src/**", "../../*/dist/**", "../../../*/src/**",
     ...declaredSubpaths.map((entry) => `!${entry}`),
+    // `*` matches `..` too: a test two folders down reaching its own package's src is not a deep import.
+    "!../../../src/**", "!../../../dist/**",
   ],
   message: "Import another package only through its public entries ('@shellgate/<name>' or a subpath its package.json exports), never its internal modules.",
 };
@@ -78,6 +80,20 @@ export default tseslint.config(
           message: "The orchestrator loads no backend or CLI module by name: its caller passes backends (sandboxBackends).",
         },
       ],
+    },
+  },
+  {
+    // The CLI wires backends in one module; every command asks it (ARCHITECTURE.md: backends are plug-ins).
+    files: ["**/packages/cli/src/**/*.{ts,js,mjs}"],
+    ignores: ["**/packages/cli/src/sandbox-backends.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": ["error", {
+        patterns: [{
+          group: backends.map((n) => `@shellgate/${n}`),
+          allowTypeImports: true,
+          message: "Only src/sandbox-backends.ts loads sandbox backends; ask it (platformBackends, createBackend, createSandboxManager) instead.",
+        }],
+      }],
     },
   },
 );

@@ -49,6 +49,16 @@ describe("package boundaries", () => {
     expect(await restrictedImports("orchestrator", `import { x } from "@shellgate/sandbox";\nexport { x };\n`)).toHaveLength(0);
   });
 
+  it("lets only the CLI's wiring module load a backend; type imports are fine elsewhere", async () => {
+    const lint = async (file: string, source: string) => {
+      const [result] = await eslint.lintText(source, { filePath: path.join(root, "packages", "cli", "src", file) });
+      return (result?.messages ?? []).filter((m) => m.ruleId === "@typescript-eslint/no-restricted-imports");
+    };
+    expect(await lint("commands/__probe__.ts", `import { probeLinuxSandbox } from "@shellgate/sandbox-linux";\nexport { probeLinuxSandbox };\n`)).toHaveLength(1);
+    expect(await lint("commands/__probe__.ts", `import type { LinuxCapabilityReport } from "@shellgate/sandbox-linux";\nexport type { LinuxCapabilityReport };\n`)).toHaveLength(0);
+    expect(await lint("sandbox-backends.ts", `import { probeLinuxSandbox } from "@shellgate/sandbox-linux";\nexport { probeLinuxSandbox };\n`)).toHaveLength(0);
+  });
+
   it("allows the subpaths a package exports, and only those", async () => {
     expect(await restrictedImports("sandbox-linux", `import { x } from "@shellgate/sandbox/conformance";\nexport { x };\n`)).toHaveLength(0);
     expect(await restrictedImports("sandbox-linux", `import { x } from "@shellgate/sandbox/manager";\nexport { x };\n`)).toHaveLength(1);
