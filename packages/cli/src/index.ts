@@ -71,3 +71,15 @@ export { EXEC_EXIT, exitCodeForError } from "./commands/exec/exit-codes.js";
 export { EXIT_TABLE, CONFIG_ERROR_EXIT, exitCodesHelp, exitCodesMarkdown, type ExitRow, type ExitTableCommand } from "./exit-table.js";
 export { describeError } from "./error-text.js";
 export { readPackageVersion } from "./version.js";
+export {
+  SANDBOX_BACKENDS,
+  backendSource,
+  platformBackendSources,
+  createBackend,
+  platformBackends,
+  createSandboxManager,
+  type BackendSource,
+  type CliBackendOptions,
+  type BackendWiringDeps,
+  type PackageImporter,
+} from "./sandbox-backends.js";
