@@ -56,15 +56,20 @@ function program(c: ConformanceCase): string {
   ].join("\n");
 }
 
-/** The case's policy for this layout. */
+/**
+ * The case's policy for this layout. The workspace is the only writable root: `/tmp` and `$TMPDIR`
+ * are left out, so that "outside" means everything else, and so that a runner staged under `/tmp`
+ * (the backend's own files with it) is not inside a writable root.
+ */
 export function casePolicy(c: ConformanceCase, layout: ConformanceLayout): SandboxPolicy {
+  const onlyWorkspace = { excludeSlashTmp: true, excludeTmpdirEnvVar: true };
   switch (c.policy) {
     case "read-only":
       return parseSandboxPolicy({ mode: "read-only" });
     case "workspace-write":
-      return parseSandboxPolicy({ mode: "workspace-write" });
+      return parseSandboxPolicy({ mode: "workspace-write", ...onlyWorkspace });
     case "workspace-write-deny-read":
-      return parseSandboxPolicy({ mode: "workspace-write", deniedReadPaths: [layout.deniedFile] });
+      return parseSandboxPolicy({ mode: "workspace-write", ...onlyWorkspace, deniedReadPaths: [layout.deniedFile] });
   }
 }
 
