@@ -1,7 +1,7 @@
 import { describeError, errorCode } from "./error-text.js";
 import { UsageError } from "./errors.js";
 import { CONFIG_ERROR_EXIT, isConfigErrorCode } from "./exit-table.js";
-import { splitCommandLine } from "./options.js";
+import { splitCommandLine, wantsHelp } from "./options.js";
 
 /** What every command's `src/commands/<name>/index.ts` exports: run with the arguments after the subcommand, return the exit code. */
 export interface CommandModule {
@@ -45,6 +45,9 @@ export async function runCommandModule(module: string, args: string[], prog = "s
   debugMode = debug;
   let mod: CommandModule;
   try {
+    // zod's settings must be made before any schema is (see zod-jitless.ts); a command's --help
+    // needs no zod at all, so it does not load it.
+    if (passThrough || !wantsHelp(args)) await import("./zod-jitless.js");
     mod = (await import(`./commands/${module}/index.js`)) as CommandModule;
   } catch (error) {
     if (isMissingModule(error, module)) {
