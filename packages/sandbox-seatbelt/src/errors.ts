@@ -1,0 +1,23 @@
+import { SandboxTransformError } from "@shellgate/sandbox";
+
+/**
+ * Why the Seatbelt backend refused to build a sandboxed command; stable, for callers to branch on. (A machine
+ * without Seatbelt is the shared `SandboxUnavailableError`.)
+ */
+export type SeatbeltSandboxFailure =
+  /** The policy asks for something a path-based Seatbelt profile cannot hold (the message says what). */
+  | "not-expressible"
+  /** A backend option is unknown or malformed. */
+  | "invalid-options";
+
+/**
+ * The Seatbelt backend could not sandbox a command. Extends the shared `SandboxTransformError`
+ * (code `SANDBOX_TRANSFORM_FAILED`, `backend: "seatbelt"`); `failure` says which kind of problem it was.
+ */
+export class SeatbeltSandboxError extends SandboxTransformError {
+  readonly failure: SeatbeltSandboxFailure;
+  constructor(failure: SeatbeltSandboxFailure, message: string, options?: { cause?: unknown }) {
+    super("seatbelt", message, options);
+    this.failure = failure;
+  }
+}

@@ -1,0 +1,156 @@
+import { ParamTable, paramRef, type ProfileParam } from "./params.js";
+
+/**
+ * What the profile must enforce, as macOS-canonical absolute paths (see `toDarwinCanonicalPath`).
+ * The profile text depends only on how many paths of each kind there are and on `network`; the
+ * paths themselves travel as `-D` parameters.
+ */
+export interface ProfileInput {
+  /** Directories whose whole subtree is writable (before the carve-outs). Empty under `read-only`. */
+  writableRoots: readonly string[];
+  /** Paths that stay read-only inside the roots, existing or not: the path itself and everything below it. */
+  readOnlyPaths: readonly string[];
+  /**
+   * Directory entries that must not be renamed, removed or re-created (the roots themselves and the
+   * directories between a root and a carve-out or nested root): writes to the entry itself are
+   * refused, writes below it are not.
+   */
+  pinnedPaths: readonly string[];
+  /** Paths that must stay unreadable (and unwritable): the path itself and everything below it. */
+  deniedReadPaths: readonly string[];
+  /** Outbound and inbound network, sockets and the services name resolution and TLS need. */
+  network: boolean;
+}
+
+/** A generated profile and the parameters it reads. */
+export interface SeatbeltProfile {
+  readonly text: string;
+  readonly params: readonly ProfileParam[];
+}
+
+/** sysctl names ordinary tools read (CPU count, memory, OS version…); nothing that reveals other processes. */
+const SYSCTL_READ_NAMES = [
+  "hw.activecpu", "hw.byteorder", "hw.cacheconfig", "hw.cachelinesize", "hw.cachelinesize_compat", "hw.cpufamily",
+  "hw.cpufrequency", "hw.cpufrequency_compat", "hw.cpusubfamily", "hw.cpusubtype", "hw.cputype", "hw.l1dcachesize",
+  "hw.l1dcachesize_compat", "hw.l1icachesize", "hw.l1icachesize_compat", "hw.l2cachesize", "hw.l2cachesize_compat",
+  "hw.l3cachesize", "hw.l3cachesize_compat", "hw.logicalcpu", "hw.logicalcpu_max", "hw.machine", "hw.memsize",
+  "hw.model", "hw.ncpu", "hw.nperflevels", "hw.packages", "hw.pagesize", "hw.pagesize_compat", "hw.physicalcpu",
+  "hw.physicalcpu_max", "hw.tbfrequency", "hw.tbfrequency_compat", "hw.vectorunit",
+  "machdep.cpu.brand_string",
+  "kern.argmax", "kern.hostname", "kern.maxfilesperproc", "kern.maxproc", "kern.osproductversion", "kern.osrelease",
+  "kern.ostype", "kern.osvariant_status", "kern.osversion", "kern.secure_kernel", "kern.usrstack64", "kern.version",
+  "sysctl.proc_cputype", "vm.loadavg",
+];
+/** Prefixes of sysctl names read the same way; `kern.proc.pid.` is how a process asks about itself. */
+const SYSCTL_READ_PREFIXES = ["hw.optional.arm", "hw.perflevel", "kern.proc.pgrp.", "kern.proc.pid."];
+/** Mach services every process uses: user and group lookups, power assertions, preferences. */
+const BASE_MACH_SERVICES = [
+  "com.apple.system.opendirectoryd.libinfo",
+  "com.apple.PowerManagement.control",
+  "com.apple.cfprefsd.daemon",
+  "com.apple.cfprefsd.agent",
+];
+/** Mach services name resolution, proxies and certificate checks need; only with the network on. */
+const NETWORK_MACH_SERVICES = [
+  "com.apple.bsd.dirhelper",
+  "com.apple.system.opendirectoryd.membership",
+  "com.apple.SecurityServer",
+  "com.apple.networkd",
+  "com.apple.ocspd",
+  "com.apple.trustd.agent",
+  "com.apple.SystemConfiguration.DNSConfiguration",
+  "com.apple.SystemConfiguration.configd",
+];
+
+const quote = (s: string) => JSON.stringify(s); // constants only: ASCII, no backslashes
+
+function list(head: string, items: readonly string[], indent = "  "): string {
+  return [`(${head}`, ...items.map((i) => `${indent}${i}`)].join("\n") + ")";
+}
+
+/** Everything any sandboxed command gets, whatever the policy. */
+function baseSection(): string {
+  return [
+    "(version 1)",
+    "; shellgate Seatbelt profile: everything not allowed below is refused",
+    "(deny default)",
+    "",
+    "; processes: children run under the same profile; signals and process information only inside it",
+    "(allow process-exec)",
+    "(allow process-fork)",
+    "(allow signal (target same-sandbox))",
+    "(allow process-info* (target same-sandbox))",
+    "",
+    "; devices: the null device, and pseudo-terminals for interactive sessions",
+    '(allow file-write-data (literal "/dev/null"))',
+    "(allow pseudo-tty)",
+    '(allow file-read* file-write* file-ioctl (literal "/dev/ptmx") (regex #"^/dev/ttys[0-9]+$"))',
+    "",
+    "; system information ordinary tools ask for",
+    list("allow sysctl-read", [
+      ...SYSCTL_READ_NAMES.map((n) => `(sysctl-name ${quote(n)})`),
+      ...SYSCTL_READ_PREFIXES.map((n) => `(sysctl-name-prefix ${quote(n)})`),
+    ]),
+    '(allow sysctl-write (sysctl-name "kern.grade_cputype"))',
+    '(allow iokit-open (iokit-user-client-class "RootDomainUserClient"))',
+    list("allow mach-lookup", BASE_MACH_SERVICES.map((n) => `(global-name ${quote(n)})`)),
+    "(allow ipc-posix-sem)",
+    "(allow user-preference-read)",
+    '(allow ipc-posix-shm-read* (ipc-posix-name-prefix "apple.cfprefs."))',
+    '(allow ipc-posix-shm-read* ipc-posix-shm-write-create ipc-posix-shm-write-unlink (ipc-posix-name-regex #"^/__KMP_REGISTERED_LIB_[0-9]+$"))',
+  ].join("\n");
+}
+
+function pathFilters(names: readonly string[], filters: readonly ("literal" | "subpath")[]): string[] {
+  return names.flatMap((name) => filters.map((f) => `(${f} ${paramRef(name)})`));
+}
+
+/**
+ * The Seatbelt profile for `input`, with the parameters it reads. Sections, in order (a later
+ * matching rule wins over an earlier one, so the refusals come after what they cut into):
+ * base; reads; writes to the roots; refusals of writes to the read-only paths and to the pinned
+ * entries; refusal of reads and writes of the denied paths; network. Pure.
+ */
+export function buildSeatbeltProfile(input: ProfileInput): SeatbeltProfile {
+  const params = new ParamTable();
+  const roots = input.writableRoots.map((p) => params.add("WRITABLE_ROOT", p));
+  const readOnly = input.readOnlyPaths.map((p) => params.add("READ_ONLY", p));
+  const pinned = input.pinnedPaths.map((p) => params.add("PINNED", p));
+  const denied = input.deniedReadPaths.map((p) => params.add("DENIED_READ", p));
+  const sections = [baseSection(), "; reads: the whole disk (denied paths are cut out below)\n(allow file-read*)"];
+
+  if (roots.length > 0) {
+    const writes = [list("allow file-write*", pathFilters(roots, ["subpath"]))];
+    if (readOnly.length > 0) writes.push(list("deny file-write*", pathFilters(readOnly, ["literal", "subpath"])));
+    if (pinned.length > 0) writes.push(list("deny file-write*", pathFilters(pinned, ["literal"])));
+    sections.push(
+      "; writes: only inside the writable roots; read-only paths stay read-only whether they exist or not,\n" +
+        "; and the roots and the directories above a read-only path cannot be renamed, removed or re-created\n" +
+        writes.join("\n"),
+    );
+  } else {
+    sections.push("; writes: none (only /dev/null, above)");
+  }
+
+  if (denied.length > 0) {
+    sections.push(
+      "; denied paths: neither read nor written (nor renamed or removed), whatever allowed them above\n" +
+        list("deny file-read* file-write*", pathFilters(denied, ["literal", "subpath"])),
+    );
+  }
+
+  if (input.network) {
+    sections.push(
+      [
+        "; network: on",
+        "(allow network-outbound network-inbound network-bind)",
+        "(allow system-socket)",
+        list("allow mach-lookup", NETWORK_MACH_SERVICES.map((n) => `(global-name ${quote(n)})`)),
+        '(allow sysctl-read (sysctl-name-prefix "net.routetable"))',
+      ].join("\n"),
+    );
+  } else {
+    sections.push("; network: off (no socket, no connection: refused by the default)");
+  }
+  return { text: `${sections.join("\n\n")}\n`, params: params.list() };
+}
