@@ -195,7 +195,7 @@ export function createWindowsSandboxBackend(options: WindowsSandboxBackendOption
         const held = aceUsers.get(key);
         if (held && --held.users > 0) continue;
         aceUsers.delete(key);
-        if (options.keepAcls && !made.some((m) => isWithinWin(ace.path, m))) continue;
+        if (options.keepAcls && !made.some((m) => isWithinWin(ace.path, toApiPath(m)))) continue;
         await win32.removeAce(ace).catch((e: Error) => errors.push(`${ace.path}: ${e.message}`));
       }
       for (const p of made.reverse()) {
