@@ -73,6 +73,13 @@ const result = await build({
   target: "node20",
   // Error classes set `this.name = new.target.name`; keep class names even where bundling renames them.
   keepNames: true,
+  // Start-up compiles every loaded chunk: without comments and whitespace there is less to read and
+  // scan, and pure-ASCII files stay one-byte strings in V8 (a dash in a comment made a 215 KB chunk
+  // two-byte). Measured, CPU time, interleaved A/B: exec -- /bin/true 9-13 ms, sandbox 6 ms faster.
+  // Identifiers are kept, so a --debug stack trace stays readable without source maps.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  charset: "ascii",
   external: EXTERNAL.flatMap((p) => [p, `${p}/*`]),
   entryNames: "[name]",
   chunkNames: "[name]-[hash]",
