@@ -60,6 +60,12 @@ export interface BackendWiringDeps {
  */
 const importPackage: PackageImporter = (specifier) => {
   if (specifier === "@shellgate/sandbox-linux") return import("@shellgate/sandbox-linux");
+  // A dependency too (pure JS, plans on any OS): named literally so that it shares the bundle's
+  // @shellgate/sandbox, and `instanceof SandboxError` holds for its errors.
+  if (specifier === "@shellgate/sandbox-seatbelt") return import("@shellgate/sandbox-seatbelt");
+  // A dependency as well (its Win32 layer, koffi, is imported only inside transform/isAvailable on
+  // win32): named literally so that it shares the bundle's @shellgate/sandbox.
+  if (specifier === "@shellgate/sandbox-windows") return import("@shellgate/sandbox-windows");
   return import(specifier);
 };
 
@@ -113,6 +119,8 @@ export async function createBackend(name: string, options: CliBackendOptions = {
       ...(options.probeCache === false ? {} : { probeCacheFile: linux.defaultProbeCacheFile() }),
     });
   }
+  // Seatbelt has one layer and takes no options: the policy decides what it enforces.
+  if (source.name === "seatbelt") return (factory as () => SandboxBackend)();
   return (factory as (o: CliBackendOptions) => SandboxBackend)({ allowWeakerIsolation: options.allowWeakerIsolation === true });
 }
 

@@ -1,6 +1,6 @@
 // The one module that wires sandbox backends into the CLI: which package provides each, what a
 // missing or empty package becomes, and the options the backends are built with.
-import { parseSandboxPolicy, SandboxBackendNotFoundError, SandboxManager, SandboxUnavailableError } from "@shellgate/sandbox";
+import { parseSandboxPolicy, SandboxBackendNotFoundError, SandboxError, SandboxManager, SandboxUnavailableError } from "@shellgate/sandbox";
 import { describe, expect, it } from "vitest";
 import { SandboxBackendPackageError } from "../src/errors.js";
 import { createBackend, createSandboxManager, platformBackends, SANDBOX_BACKENDS, type PackageImporter } from "../src/sandbox-backends.js";
@@ -41,8 +41,15 @@ describe("sandbox-backends: where each backend comes from", () => {
     expect((error as Error).message).toContain("'some-dependency'");
   });
 
-  it("the real seatbelt and windows packages are empty today: a typed error saying so", async () => {
-    for (const name of ["seatbelt", "windows"]) {
+  it("the real seatbelt package provides the backend, sharing the CLI's @shellgate/sandbox (instanceof holds)", async () => {
+    const backend = await createBackend("seatbelt", { allowWeakerIsolation: true });
+    expect(backend).toMatchObject({ name: "seatbelt", platform: "darwin", sandboxType: "seatbelt" });
+    const error = await backend.plan({ argv: ["true"], cwd: "relative", env: {} }, parseSandboxPolicy({ mode: "workspace-write" }), { sandboxPolicyCwd: "relative" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxError);
+  });
+
+  it("the real windows package is empty today: a typed error saying so", async () => {
+    for (const name of ["windows"]) {
       const error = await createBackend(name).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SandboxBackendPackageError);
       expect(error).toMatchObject({ problem: "no-backend", packageName: `@shellgate/sandbox-${name}` });

@@ -71,6 +71,30 @@ describe("shellgate sandbox --dry-run (built bin; planning needs no sandbox, so 
     expect(fs.existsSync(made)).toBe(false);
   });
 
+  it("--backend seatbelt --json on any OS: /usr/bin/sandbox-exec -p PROFILE -D… -- CMD, the four keys, and runs nothing", async () => {
+    const made = path.join(out, "made-by-seatbelt-dry-run");
+    const r = await shellgate("--backend", "seatbelt", "--dry-run", "--json", "--writable-root", out, "--", "touch", made);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const printed = JSON.parse(r.stdout) as { backend: string; argv: string[]; env: Record<string, string>; plan: Record<string, unknown> };
+    expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "plan"]);
+    expect(printed.backend).toBe("seatbelt");
+    expect(printed.argv.slice(0, 2)).toEqual(["/usr/bin/sandbox-exec", "-p"]);
+    expect(printed.argv[2]).toMatch(/^\(version 1\)\n[^]*\(deny default\)/);
+    const dashes = printed.argv.indexOf("--");
+    const params = printed.argv.slice(3, dashes);
+    expect(params.length).toBeGreaterThan(0);
+    for (const p of params) expect(p).toMatch(/^-D[A-Z][A-Z0-9_]*=\//);
+    // the writable root as macOS names it (/tmp and /var under /private), and never in the profile text
+    const canonical = out.replace(/^\/(tmp|var|etc)(?=\/|$)/, "/private/$1");
+    expect(params).toContain(`-DWRITABLE_ROOT_1=${canonical}`);
+    expect(printed.argv[2]).not.toContain(out);
+    expect(printed.argv.slice(dashes + 1)).toEqual(["touch", made]);
+    expect(printed.env).toEqual({ CODEX_SANDBOX: "seatbelt", CODEX_SANDBOX_NETWORK_DISABLED: "1" });
+    expect(printed.plan).toMatchObject({ network: false, profile: printed.argv[2] });
+    expect(fs.existsSync(made)).toBe(false);
+  });
+
   it("control: the same command, actually run (unsandboxed), creates the file", async () => {
     const made = path.join(out, "made-by-run");
     const r = await shellgate("--mode", "danger-full-access", "--", "touch", made);
@@ -81,6 +105,12 @@ describe("shellgate sandbox --dry-run (built bin; planning needs no sandbox, so 
   it("without --json prints a readable plan and runs nothing; without --backend it plans with this platform's backend", async () => {
     const made = path.join(ws, "made-by-readable-dry-run");
     const r = await shellgate("--dry-run", "--writable-root", out, "--", "touch", made);
+    if (process.platform === "darwin") {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^backend: seatbelt \(sandbox type seatbelt; isolation /);
+      expect(fs.existsSync(made)).toBe(false);
+      return;
+    }
     if (process.platform !== "linux") {
       // no backend of this platform provides a plan yet: the error says which package
       expect(r.code).toBe(125);
@@ -108,7 +138,7 @@ describe("shellgate sandbox --backend NAME that cannot be used here (built bin)"
     expect(fs.existsSync(made)).toBe(false);
   });
 
-  it.each(["seatbelt", "windows"])("%s (no backend in its package yet) exits 125 naming the package and why", async (name) => {
+  it.each(["windows"])("%s (no backend in its package yet) exits 125 naming the package and why", async (name) => {
     const made = path.join(ws, `made-by-${name}`);
     for (const extra of [[], ["--dry-run", "--json"]]) {
       const r = await shellgate("--backend", name, ...extra, "--", "touch", made);
