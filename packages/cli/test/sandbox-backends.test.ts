@@ -48,13 +48,11 @@ describe("sandbox-backends: where each backend comes from", () => {
     expect(error).toBeInstanceOf(SandboxError);
   });
 
-  it("the real windows package is empty today: a typed error saying so", async () => {
-    for (const name of ["windows"]) {
-      const error = await createBackend(name).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(SandboxBackendPackageError);
-      expect(error).toMatchObject({ problem: "no-backend", packageName: `@shellgate/sandbox-${name}` });
-      expect((error as Error).message).toMatch(/does not provide create\w+SandboxBackend yet$/);
-    }
+  it("the real windows package provides the backend, sharing the CLI's @shellgate/sandbox (instanceof holds)", async () => {
+    const backend = await createBackend("windows", { allowWeakerIsolation: true });
+    expect(backend).toMatchObject({ name: "windows", platform: "win32", sandboxType: "windows" });
+    const error = await backend.plan({ argv: ["true"], cwd: "relative", env: {} }, parseSandboxPolicy({ mode: "workspace-write" }), { sandboxPolicyCwd: "relative" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxError);
   });
 
   it("an unknown name lists every backend the CLI knows", async () => {

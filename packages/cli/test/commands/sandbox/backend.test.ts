@@ -138,14 +138,32 @@ describe("shellgate sandbox --backend NAME that cannot be used here (built bin)"
     expect(fs.existsSync(made)).toBe(false);
   });
 
-  it.each(["windows"])("%s (no backend in its package yet) exits 125 naming the package and why", async (name) => {
-    const made = path.join(ws, `made-by-${name}`);
-    for (const extra of [[], ["--dry-run", "--json"]]) {
-      const r = await shellgate("--backend", name, ...extra, "--", "touch", made);
-      expect(r.code, extra.join(" ")).toBe(125);
-      expect(r.stdout).toBe("");
-      expect(r.stderr).toMatch(new RegExp(`^shellgate sandbox: the "${name}" sandbox backend is not available in this version: @shellgate/sandbox-${name} does not provide \\w+ yet\\n$`));
-    }
+  it("windows plans here (--dry-run --json): the four keys, the restricted-token plan, nothing run", async () => {
+    const made = path.join(ws, "made-by-windows");
+    const r = await shellgate("--backend", "windows", "--dry-run", "--json", "--writable-root", out, "--", "touch", made);
+    expect(r.code, r.stderr).toBe(0);
+    const printed = JSON.parse(r.stdout) as { backend: string; argv: string[]; env: Record<string, string>; plan: Record<string, unknown> };
+    expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "plan"]);
+    expect(printed.backend).toBe("windows");
+    expect(printed.argv[2]).toBe("--request");
+    expect(JSON.parse(printed.argv[3] as string)).toMatchObject({ v: 1, commandLine: `touch ${made}` });
+    expect(printed.env).toMatchObject({ CODEX_SANDBOX: "windows", CODEX_SANDBOX_NETWORK_DISABLED: "1", HTTP_PROXY: "http://127.0.0.1:9" });
+    // POSIX paths read as Windows would (rooted, current drive); nothing on disk was read
+    const winPath = (p: string) => p.replaceAll("/", "\\");
+    expect((printed.plan["writable"] as Array<{ path: string }>).map((w) => w.path)).toEqual(expect.arrayContaining([winPath(out), winPath(ws)]));
+    expect(printed.plan).toMatchObject({ network: "blocked", networkEnforcement: "advisory-env", identity: "restricted-token" });
+    expect(printed.plan["readOnly"]).toEqual(expect.arrayContaining([expect.objectContaining({ path: `${winPath(ws)}\\.git` })]));
+    expect((printed.plan["steps"] as Array<{ step: string }>).map((s) => s.step)).toEqual(expect.arrayContaining(["capability-sids", "grant-ace", "deny-ace", "create-restricted-token", "create-job-object", "create-process", "revoke-aces"]));
+    expect(fs.existsSync(made)).toBe(false);
+  });
+
+  it("windows cannot run here: exits 125 saying why, runs nothing", async () => {
+    if (process.platform === "win32") return;
+    const made = path.join(ws, "made-by-windows-run");
+    const r = await shellgate("--backend", "windows", "--", "touch", made);
+    expect(r.code).toBe(125);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/windows \(win32\): built for win32/);
     expect(fs.existsSync(made)).toBe(false);
   });
 });
