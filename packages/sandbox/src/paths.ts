@@ -67,6 +67,12 @@ function cachedLstat(p: string, cache: LstatCache | undefined): Promise<import("
   return pending;
 }
 
+/**
+ * What separates path components: only `/` on POSIX, where a backslash is an ordinary character of a
+ * name (a workspace called `a\b` must keep its carve-outs), and either slash on Windows.
+ */
+const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /\/+/;
+
 /** Symlinks followed before giving up, as the kernel's own limit. */
 const MAX_LINKS = 40;
 
@@ -81,7 +87,7 @@ export async function traceSymlinks(p: string, cache?: LstatCache): Promise<Trac
   const { root } = path.parse(p);
   if (!root) throw new Error(`traceSymlinks needs an absolute path, got ${JSON.stringify(p)}`);
   const links: string[] = [];
-  const pending = p.slice(root.length).split(/[\\/]+/).filter(Boolean);
+  const pending = p.slice(root.length).split(SEPARATORS).filter(Boolean);
   let current = root;
   let missing = false;
   while (pending.length > 0) {
@@ -124,7 +130,7 @@ export async function traceSymlinks(p: string, cache?: LstatCache): Promise<Trac
     }
     const targetRoot = path.parse(target).root;
     if (targetRoot) current = targetRoot;
-    pending.unshift(...target.slice(targetRoot.length).split(/[\\/]+/).filter(Boolean));
+    pending.unshift(...target.slice(targetRoot.length).split(SEPARATORS).filter(Boolean));
   }
   return { real: current, links };
 }

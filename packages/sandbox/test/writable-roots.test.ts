@@ -111,6 +111,17 @@ describe("computeWritableRoots: roots", () => {
     ]);
   });
 
+  it.skipIf(process.platform === "win32")("keeps the carve-outs of a workspace whose name holds a backslash (an ordinary character on POSIX)", async () => {
+    const base = await tempDir();
+    // Control: the same layout under a plain name gets the same carve-outs.
+    for (const name of ["plain-ws", "odd\\ws", "a\\..\\b", "quote ' and \" ws"]) {
+      const cwd = path.join(base, name);
+      await layout(cwd, { ".git/hooks/": "" });
+      const roots = await computeWritableRoots(workspaceWrite(), { cwd, env: noEnv });
+      expect(roots, name).toEqual([{ root: cwd, readOnlySubpaths: held(cwd), pinnedAncestors: [] }]);
+    }
+  });
+
   it("adds $TMPDIR from the passed env unless excludeTmpdirEnvVar", async () => {
     const [cwd, tmp] = [await tempDir(), await tempDir()];
     const env = { TMPDIR: tmp };
