@@ -71,7 +71,8 @@ const ENV_MARKERS = Object.freeze({ CODEX_SANDBOX: "windows" });
  * How refusals show under a restricted token: ERROR_ACCESS_DENIED, which Node reports as EPERM or
  * EACCES ("Access is denied." in cmd/PowerShell). No exit code or signal is the sandbox's own.
  */
-export const WINDOWS_DENIAL_SIGNALS: DenialSignals = Object.freeze({ exitCodes: [], signals: [], refusalErrnos: ["EACCES", "EPERM"] as const });
+// "Access is denied." is how Windows tools report a refused write (cmd, PowerShell, most Win32 programs).
+export const WINDOWS_DENIAL_SIGNALS: DenialSignals = Object.freeze({ exitCodes: [], signals: [], refusalErrnos: ["EACCES", "EPERM"] as const, keywords: ["access is denied"] });
 
 function defaultRunnerPath(): string {
   try {

@@ -44,6 +44,7 @@ export function checkBackendShape(backend: SandboxBackend): void {
     const s = signals as Record<string, unknown>;
     checkArray(s["exitCodes"], "denialSignals.exitCodes", (v) => Number.isInteger(v), "an integer");
     checkArray(s["signals"], "denialSignals.signals", (v) => typeof v === "string", "a signal name");
+    checkArray(s["keywords"], "denialSignals.keywords", (v) => typeof v === "string" && v !== "", "a non-empty string");
     checkArray(s["refusalErrnos"], "denialSignals.refusalErrnos", (v) => typeof v === "string" && ERRNOS.has(v), `one of ${[...ERRNOS].join(", ")}`);
   }
   for (const method of ["isAvailable", "plan", "transform"]) {

@@ -29,6 +29,11 @@ export interface DenialSignals {
    * own answer (bubblewrap's read-only mounts answer EROFS, so an EACCES there is the file's own mode).
    */
   readonly refusalErrnos?: readonly RefusalErrno[];
+  /**
+   * Output fragments (matched case-insensitively) that mean this sandbox refused something, on top
+   * of the shared `SANDBOX_DENIAL_KEYWORDS` (Windows: `access is denied`).
+   */
+  readonly keywords?: readonly string[];
 }
 
 /** What is assumed of a backend that names no signals: no exit code or signal is the sandbox's by itself. */
@@ -36,6 +41,7 @@ export const DEFAULT_DENIAL_SIGNALS: Readonly<Required<DenialSignals>> = Object.
   exitCodes: Object.freeze([]) as readonly number[],
   signals: Object.freeze([]) as readonly string[],
   refusalErrnos: Object.freeze(["EROFS", "EACCES", "EPERM"]) as readonly RefusalErrno[],
+  keywords: Object.freeze([]) as readonly string[],
 });
 
 /** The command as the caller wants it run, before any sandbox wraps it. */

@@ -33,6 +33,7 @@ export const DenialEvidenceSchema = z.strictObject({
       exitCodes: z.array(z.number().int()).optional(),
       signals: z.array(z.string()).optional(),
       refusalErrnos: z.array(z.enum(["EROFS", "EACCES", "EPERM", "EBUSY"])).optional(),
+      keywords: z.array(z.string()).optional(),
     })
     .optional(),
   policy: SandboxPolicySchema,

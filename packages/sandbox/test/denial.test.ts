@@ -6,9 +6,9 @@ import { isLikelySandboxDenied, type DenialCheckInput, type DenialRun } from "..
 const RUNS: Record<string, DenialRun> = {
   linux: { sandboxType: "linux", denialSignals: { exitCodes: [159], signals: ["SIGSYS"] } },
   seatbelt: { sandboxType: "seatbelt" },
-  windows: { sandboxType: "windows" },
   none: { sandboxType: "none", denialSignals: { exitCodes: [159] } },
   "linux without signals": { sandboxType: "linux" },
+  windows: { sandboxType: "windows", denialSignals: { keywords: ["access is denied"] } },
 };
 
 type Row = [string, Partial<DenialCheckInput> & { exitCode: number }, keyof typeof RUNS, boolean];
@@ -38,6 +38,9 @@ const rows: Row[] = [
   ["a killing signal the backend names", { exitCode: 159, signal: "SIGSYS" }, "linux", true],
   ["a killing signal the backend does not name", { exitCode: 137, signal: "SIGKILL" }, "linux", false],
   ["a named signal still needs a failed exit", { exitCode: 0, signal: "SIGSYS" }, "linux", false],
+  ["a keyword the backend names, any case", { exitCode: 1, stderr: "Access is denied." }, "windows", true],
+  ["a keyword the backend names counts before the exit-126 quick reject", { exitCode: 126, stdout: "ACCESS IS DENIED" }, "windows", true],
+  ["another backend's keyword is not this one's", { exitCode: 1, stderr: "Access is denied." }, "seatbelt", false],
   ["other signal deaths are not denials", { exitCode: 137 }, "linux", false],
   ["network failures without keywords are not detected", { exitCode: 6, stderr: "curl: (6) Could not resolve host: example.com" }, "linux", false],
   ["negative (unknown) exit code without keyword", { exitCode: -1 }, "linux", false],

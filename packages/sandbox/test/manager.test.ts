@@ -255,7 +255,7 @@ describe("SandboxManager: backends as plug-ins", () => {
     // without any, the shared default: keywords only
     const plain = new SandboxManager({ platform: "linux" });
     plain.register(fakeBackend("plain", up));
-    expect((await plain.prepare(spec, workspace, options)).denialSignals).toEqual({ exitCodes: [], signals: [], refusalErrnos: ["EROFS", "EACCES", "EPERM"] });
+    expect((await plain.prepare(spec, workspace, options)).denialSignals).toEqual({ exitCodes: [], signals: [], refusalErrnos: ["EROFS", "EACCES", "EPERM"], keywords: [] });
   });
 
   it("plans on any platform without probing, with the markers a run would get", async () => {

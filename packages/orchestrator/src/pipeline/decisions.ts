@@ -126,5 +126,6 @@ function copySignals(signals: DenialSignals): NonNullable<DenialEvidence["denial
     ...(signals.exitCodes ? { exitCodes: [...signals.exitCodes] } : {}),
     ...(signals.signals ? { signals: [...signals.signals] } : {}),
     ...(signals.refusalErrnos ? { refusalErrnos: [...signals.refusalErrnos] } : {}),
+    ...(signals.keywords ? { keywords: [...signals.keywords] } : {}),
   };
 }
