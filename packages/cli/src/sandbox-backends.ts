@@ -3,10 +3,10 @@
  * for their backends; nothing else in the CLI imports a backend package (type-only imports aside), so
  * a new backend is one line of {@link SANDBOX_BACKENDS} and its package, not a change in every command.
  *
- * Each backend's package is loaded by name when a command needs it, never at start-up: `--help`,
- * `check` and `policy-check` do not pay for it. A package that is not installed (the macOS and
- * Windows backends are optional peer dependencies) or that provides no backend yet is a
- * {@link SandboxBackendPackageError} naming the package, raised only where that backend is needed.
+ * Each backend's package is loaded when a command needs it, never at start-up: `--help`, `check` and
+ * `policy-check` do not pay for it. All three are dependencies of the CLI; a package that is missing
+ * all the same (a trimmed install) or that provides no backend is a {@link SandboxBackendPackageError}
+ * naming the package, raised only where that backend is needed.
  */
 import { SandboxBackendNotFoundError, SandboxManager, type SandboxBackend } from "@shellgate/sandbox";
 import type * as LinuxPackage from "@shellgate/sandbox-linux";
@@ -53,18 +53,14 @@ export interface BackendWiringDeps {
 }
 
 /**
- * The default importer. The Linux backend is a dependency of the CLI, so it is named literally: the
- * bundle carries it as a chunk of its own, loaded on first use, sharing `@shellgate/sandbox` with the
- * rest of the CLI. The others are optional peer dependencies, resolved from node_modules at run time
- * (a computed specifier, which a bundler leaves alone), so installing one later needs no rebuild.
+ * The default importer. Each backend is named literally, so the bundle carries it as a chunk of its
+ * own, loaded on first use and sharing the bundle's one `@shellgate/sandbox` (a package resolved from
+ * node_modules would bring a second copy, and `instanceof SandboxError` would fail for its errors).
+ * The Windows backend's Win32 layer (koffi) is imported only inside its transform/isAvailable on win32.
  */
 const importPackage: PackageImporter = (specifier) => {
   if (specifier === "@shellgate/sandbox-linux") return import("@shellgate/sandbox-linux");
-  // A dependency too (pure JS, plans on any OS): named literally so that it shares the bundle's
-  // @shellgate/sandbox, and `instanceof SandboxError` holds for its errors.
   if (specifier === "@shellgate/sandbox-seatbelt") return import("@shellgate/sandbox-seatbelt");
-  // A dependency as well (its Win32 layer, koffi, is imported only inside transform/isAvailable on
-  // win32): named literally so that it shares the bundle's @shellgate/sandbox.
   if (specifier === "@shellgate/sandbox-windows") return import("@shellgate/sandbox-windows");
   return import(specifier);
 };
