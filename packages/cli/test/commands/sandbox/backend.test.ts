@@ -146,6 +146,9 @@ describe("shellgate sandbox --backend NAME that cannot be used here (built bin)"
     expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "plan"]);
     expect(printed.backend).toBe("windows");
     expect(printed.argv[2]).toBe("--request");
+    // the runner a real run would start is the installed package's, not a file the bundle lacks
+    expect(printed.argv[1], "runner script").toMatch(/sandbox-windows[\\/]dist[\\/]runner\.js$/);
+    expect(fs.existsSync(printed.argv[1] as string), `${printed.argv[1]} exists`).toBe(true);
     expect(JSON.parse(printed.argv[3] as string)).toMatchObject({ v: 1, commandLine: `touch ${made}` });
     expect(printed.env).toMatchObject({ CODEX_SANDBOX: "windows", CODEX_SANDBOX_NETWORK_DISABLED: "1", HTTP_PROXY: "http://127.0.0.1:9" });
     // POSIX paths read as Windows would (rooted, current drive); nothing on disk was read
