@@ -76,16 +76,15 @@ async function profileInput(spec: CommandSpec, policy: Extract<SandboxPolicy, { 
   const d = toDarwinCanonicalPath;
   const writableRoots = unique(roots.map((r) => d(r.root)));
   const readOnlyPaths = unique(roots.flatMap((r) => r.readOnlySubpaths.map(d)));
-  // Defence in depth: every root must come back with its metadata carve-outs. A root whose own
-  // name the shared path tracing misreads (a backslash in a POSIX path is split as a separator
-  // there) loses them; such a run is refused, never started with `.git` writable.
+  // Defence in depth: every root must come back with its metadata carve-outs. A root whose name the
+  // shared path tracing misread lost them (a backslash in a POSIX path was once split as a
+  // separator); should that happen again, the run is refused, never started with `.git` writable.
   for (const root of writableRoots) {
     const uncovered = PROTECTED_METADATA_NAMES.find((name) => !readOnlyPaths.some((ro) => isWithin(path.posix.join(root, name), ro)));
     if (uncovered !== undefined) {
       throw new SeatbeltSandboxError(
         "not-expressible",
-        `the writable root ${JSON.stringify(root)} came back without its read-only ${uncovered}; refusing to run with it writable` +
-          (root.includes("\\") ? " (its path holds a backslash, which the carve-out computation does not handle; rename the directory)" : ""),
+        `the writable root ${JSON.stringify(root)} came back without its read-only ${uncovered}; refusing to run with it writable`,
       );
     }
   }
