@@ -2,6 +2,7 @@ export * from "./errors.js";
 export * from "./policy.js";
 export * from "./backend.js";
 export { CommandSpecSchema, parseCommandSpec } from "./command-spec.js";
+export { checkCommand, type CheckCommandOptions } from "./check-command.js";
 export { computeWritableRoots, type WritableRoot, type WritableRootsOptions } from "./writable-roots.js";
 export { PROTECTED_METADATA_NAMES, readGitdirPointer } from "./carve-outs.js";
 export { SandboxManager, type BackendChoice, type BackendReport, type SandboxManagerOptions } from "./manager.js";
