@@ -23,11 +23,19 @@ function shellWord(word: string): string {
  */
 export function formatPlan(plan: SandboxPlan): string {
   const lines = [`backend: ${plan.backend} (sandbox type ${plan.sandboxType}; isolation ${plan.isolation})`, `cwd: ${shellWord(plan.cwd)}`, "command:"];
-  const words = plan.argv.map(shellWord);
-  // Break before each option of the wrapper so its mounts read one per line; the command follows `--`.
+  // A multi-line argument (a Seatbelt profile) reads badly as one quoted word: it is shown below
+  // the command instead, and named in the command by a variable.
+  const texts: Array<{ name: string; text: string }> = [];
+  const words = plan.argv.map((word, i) => {
+    if (!isPrintableText(word)) return shellWord(word);
+    const name = `ARG${i}`;
+    texts.push({ name, text: word });
+    return `"$${name}"`;
+  });
+  // Break before each option of the wrapper (`--bind …`, `-DNAME=…`) so they read one per line.
   let line = "";
   for (const word of words) {
-    if (line !== "" && word.startsWith("--")) {
+    if (line !== "" && (word.startsWith("--") || /^-D\w/.test(word))) {
       lines.push(`  ${line} \\`);
       line = word;
     } else {
@@ -35,6 +43,10 @@ export function formatPlan(plan: SandboxPlan): string {
     }
   }
   if (line !== "") lines.push(`  ${line}`);
+  for (const { name, text } of texts) {
+    const body = text.replace(/\n$/, "").split("\n");
+    lines.push(`${name} (${body.length} lines):`, ...body.map((l) => `  ${l}`));
+  }
   const env = Object.entries(plan.env);
   lines.push(env.length > 0 ? "environment set by the sandbox:" : "environment set by the sandbox: (nothing)");
   for (const [name, value] of env) lines.push(`  ${shellWord(name)}=${shellWord(value)}`);
@@ -42,4 +54,9 @@ export function formatPlan(plan: SandboxPlan): string {
   lines.push("plan:", ...JSON.stringify(plan.plan, null, 2).split("\n").map((l) => `  ${l}`));
   lines.push("nothing was run (--dry-run)");
   return `${lines.join("\n")}\n`;
+}
+
+/** Several lines of printable text (tabs allowed): shown as a block rather than one quoted word. */
+function isPrintableText(word: string): boolean {
+  return word.includes("\n") && !/[\x00-\x08\x0b-\x1f\x7f]/.test(word);
 }

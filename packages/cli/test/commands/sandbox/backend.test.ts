@@ -102,6 +102,18 @@ describe("shellgate sandbox --dry-run (built bin; planning needs no sandbox, so 
     expect(fs.existsSync(made)).toBe(true);
   });
 
+  it("readable: a multi-line argument (the Seatbelt profile) is shown as a block below the command, one -D parameter per line", async () => {
+    const r = await shellgate("--backend", "seatbelt", "--dry-run", "--", "true");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('  /usr/bin/sandbox-exec -p "$ARG2" \\\n');
+    expect(r.stdout).toMatch(/\n {2}-DWRITABLE_ROOT_0=\S+ \\\n/);
+    expect(r.stdout).toMatch(/\nARG2 \(\d+ lines\):\n {2}\(version 1\)\n/);
+    expect(r.stdout).toContain("\n  (deny default)\n");
+    // the --json form keeps the profile as the argument itself
+    const json = await shellgate("--backend", "seatbelt", "--dry-run", "--json", "--", "true");
+    expect((JSON.parse(json.stdout) as { argv: string[] }).argv[2]).toMatch(/^\(version 1\)\n/);
+  });
+
   it("without --json prints a readable plan and runs nothing; without --backend it plans with this platform's backend", async () => {
     const made = path.join(ws, "made-by-readable-dry-run");
     const r = await shellgate("--dry-run", "--writable-root", out, "--", "touch", made);
