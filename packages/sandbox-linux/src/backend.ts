@@ -1,8 +1,6 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import {
-  computeWritableRoots,
   InvalidSandboxPathError,
   policyAllowsNetwork,
   policyRequiresPlatformSandbox,
@@ -22,7 +20,7 @@ import { LinuxSandboxError } from "./errors.js";
 import { splitLoaderEnv } from "./loader-env.js";
 import { DEFAULT_PRIVATE_TMP_SIZE_BYTES } from "./bwrap-args.js";
 import { bwrapLaunchArgv, landlockLaunchArgv, LINUX_DENIAL_SIGNALS } from "./launch-argv.js";
-import { planMounts } from "./mount-plan.js";
+import { bwrapView, runRoots } from "./run-view.js";
 import { planLinuxRun } from "./plan.js";
 import { acquirePlaceholders, releasePlaceholders } from "./placeholders.js";
 import { probeLinuxSandbox, type LinuxCapabilityReport } from "./probe.js";
@@ -218,11 +216,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const helperDir = helper ? path.dirname(helper) : undefined;
     // Roots are computed (and so validated) before availability is judged: bad input is reported
     // as such on every machine, not hidden behind "no sandbox here".
-    const roots = await computeWritableRoots(policy, {
-      cwd: opts.sandboxPolicyCwd,
-      env: spec.env,
-      protectedPaths: [...(opts.protectedPaths ?? []), ...extraProtected, ...(helperDir ? [helperDir] : [])],
-    });
+    const roots = await runRoots(spec, policy, opts, [...extraProtected, ...(helperDir ? [helperDir] : [])]);
     // A configured bubblewrap that fails the trust check is refused outright, never replaced by Landlock.
     if (report.bwrap.refused) throw new LinuxSandboxError("untrusted-binary", report.bwrap.detail);
     if (!layer || !helper || !helperDir) {
@@ -259,10 +253,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       };
     }
 
-    const plan = await planMounts(roots, policy.deniedReadPaths, [spec.cwd, opts.sandboxPolicyCwd, helperDir]);
-    const realCwd = await fs.realpath(spec.cwd);
-    const hiding = plan.maskedDirs.find((d) => isWithin(realCwd, d));
-    if (hiding) throw new InvalidSandboxPathError("cwd", spec.cwd, `lies inside the denied-read path ${hiding}`);
+    const plan = await bwrapView(roots, spec, policy.deniedReadPaths, opts, helperDir);
     const bwrap = bwrapPath as string;
     acquirePlaceholders(plan.stubs);
     let limits: Awaited<ReturnType<typeof prepareLimit>>;

@@ -2,8 +2,6 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  computeWritableRoots,
-  InvalidSandboxPathError,
   policyAllowsNetwork,
   policyRequiresPlatformSandbox,
   type CommandSpec,
@@ -14,8 +12,8 @@ import {
 import { bwrapLaunchArgv } from "./launch-argv.js";
 import { HELPER_NAME, locateHelper } from "./helper-path.js";
 import { splitLoaderEnv } from "./loader-env.js";
-import { planMounts } from "./mount-plan.js";
 import { planProcessLimit } from "./process-limit.js";
+import { bwrapView, runRoots } from "./run-view.js";
 import { BWRAP_LOCATIONS, currentUid } from "./trusted-path.js";
 
 /** What `planLinuxRun` needs besides the command and the policy: the backend's own settings. */
@@ -26,11 +24,6 @@ export interface LinuxPlanSettings {
   privateTmpSizeBytes: number;
   /** Directories the backend keeps read-only besides the caller's (the probe cache's). */
   extraProtected: readonly string[];
-}
-
-function isWithin(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 /** Where the helper is, or where a build of this package puts it. */
@@ -77,14 +70,8 @@ export async function planLinuxRun(
   const helper = helperLocation();
   const bwrapPath = settings.bwrapPath ?? BWRAP_LOCATIONS.find((p) => existsSync(p)) ?? (BWRAP_LOCATIONS[0] as string);
   const helperDir = path.dirname(helper.path);
-  const roots = await computeWritableRoots(policy, {
-    cwd: opts.sandboxPolicyCwd,
-    env: spec.env,
-    protectedPaths: [...(opts.protectedPaths ?? []), ...settings.extraProtected, helperDir],
-  });
-  const mounts = await planMounts(roots, policy.deniedReadPaths, [spec.cwd, opts.sandboxPolicyCwd, helperDir]);
-  const hiding = mounts.maskedDirs.find((d) => isWithin(spec.cwd, d));
-  if (hiding) throw new InvalidSandboxPathError("cwd", spec.cwd, `lies inside the denied-read path ${hiding}`);
+  const roots = await runRoots(spec, policy, opts, [...settings.extraProtected, helperDir]);
+  const mounts = await bwrapView(roots, spec, policy.deniedReadPaths, opts, helperDir);
   const { safe, deferred } = splitLoaderEnv(spec.env);
   const network = policyAllowsNetwork(policy);
   const limit = limitPlan(settings.processLimit);
