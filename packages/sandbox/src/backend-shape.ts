@@ -47,6 +47,8 @@ export function checkBackendShape(backend: SandboxBackend): void {
     checkArray(s["keywords"], "denialSignals.keywords", (v) => typeof v === "string" && v !== "", "a non-empty string");
     checkArray(s["refusalErrnos"], "denialSignals.refusalErrnos", (v) => typeof v === "string" && ERRNOS.has(v), `one of ${[...ERRNOS].join(", ")}`);
   }
+  const transport = b["proxyTransport"];
+  if (transport !== undefined && transport !== "unix-socket" && transport !== "loopback-tcp") fail("proxyTransport", 'must be "unix-socket" or "loopback-tcp"');
   for (const method of ["isAvailable", "plan", "transform"]) {
     if (typeof b[method] !== "function") fail(method, "must be a function");
   }

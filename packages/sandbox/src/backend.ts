@@ -1,3 +1,4 @@
+import type { NetworkMode, NetworkProxyRoute, ProxyTransport } from "./network-route.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /**
@@ -67,6 +68,14 @@ export interface TransformOptions {
    * inherited (a user's own terminal): a sandboxed command must not share that terminal's session.
    */
   dedicatedTerminal?: boolean;
+  /**
+   * The session's network proxy. Where the policy keeps the network off (read-only,
+   * workspace-write without `networkAccess`), the run gets proxy-routed network: the proxy is the
+   * only thing it can reach, and the proxy decides per host. The route's `transport` must be the
+   * backend's `proxyTransport`; a backend that cannot route a run this way throws rather than run it
+   * with more or less network than asked. Ignored when the policy grants full network.
+   */
+  networkProxy?: NetworkProxyRoute;
 }
 
 /** The command as it must actually be spawned to run inside the sandbox. */
@@ -89,6 +98,8 @@ export interface ExecEnv {
    * A launcher may then skip its own host-death watchdog. Absent means no such guarantee.
    */
   diesWithParent?: boolean;
+  /** The run's network as the backend set it up (see `networkModeOf`); absent means what the policy says, without a proxy. */
+  networkMode?: NetworkMode;
 }
 
 /** Whether a backend can run here, and why not. */
@@ -137,6 +148,11 @@ export interface SandboxBackend {
   readonly envMarkers?: Readonly<Record<string, string>>;
   /** How its refusals show, when a run's `ExecEnv` does not say; default {@link DEFAULT_DENIAL_SIGNALS}. */
   readonly denialSignals?: DenialSignals;
+  /**
+   * How its runs reach a session network proxy (`TransformOptions.networkProxy`). Absent: the
+   * backend cannot route through a proxy, and a caller with one must not ask it to.
+   */
+  readonly proxyTransport?: ProxyTransport;
   /** Probe (once, cached by the backend) whether it can run on this machine. */
   isAvailable(): Promise<BackendAvailability>;
   /** What `transform` would produce, on any OS and without side effects (see {@link SandboxPlan}). */

@@ -10,7 +10,8 @@ export type SandboxErrorCode =
   | "SANDBOX_TRANSFORM_FAILED"
   | "SANDBOX_UNPINNABLE_PATH"
   | "SANDBOX_COMMAND_NOT_FOUND"
-  | "SANDBOX_INVALID_EVIDENCE";
+  | "SANDBOX_INVALID_EVIDENCE"
+  | "SANDBOX_PROXY_UNSUPPORTED";
 
 /** Base class of every error thrown by @shellgate/sandbox and its backends. */
 export class SandboxError extends Error {
@@ -112,6 +113,19 @@ export class SandboxBackendConflictError extends SandboxError {
   readonly backend: string;
   constructor(backend: string) {
     super("SANDBOX_BACKEND_CONFLICT", `a sandbox backend named ${JSON.stringify(backend)} is already registered`);
+    this.backend = backend;
+  }
+}
+
+/**
+ * A run was to be proxy-routed (`TransformOptions.networkProxy`) but the backend, or the layer it
+ * would use here, cannot confine the command to the proxy. Nothing runs: with more network the
+ * domain policy would be bypassed, with less the command would fail without saying why.
+ */
+export class SandboxProxyUnsupportedError extends SandboxError {
+  readonly backend: string;
+  constructor(backend: string, reason: string) {
+    super("SANDBOX_PROXY_UNSUPPORTED", `sandbox backend ${JSON.stringify(backend)} cannot route this run's network through the session proxy: ${reason}`);
     this.backend = backend;
   }
 }

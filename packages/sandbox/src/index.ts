@@ -32,3 +32,12 @@ export {
 } from "./denial-explain.js";
 export type { DenialAudience } from "./denial-text.js";
 export { sandboxEnvMarkers, SANDBOX_ENV_VAR, NETWORK_DISABLED_ENV_VAR } from "./env-markers.js";
+export {
+  networkModeOf,
+  proxyEnvironment,
+  PROXY_ENV_NAMES,
+  type NetworkMode,
+  type NetworkProxyRoute,
+  type ProxyTransport,
+  type ProxyUrls,
+} from "./network-route.js";

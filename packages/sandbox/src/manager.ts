@@ -15,10 +15,12 @@ import {
   SandboxBackendConflictError,
   SandboxBackendNotFoundError,
   SandboxError,
+  SandboxProxyUnsupportedError,
   SandboxTransformError,
   SandboxUnavailableError,
   type BackendUnavailableReason,
 } from "./errors.js";
+import { networkModeOf } from "./network-route.js";
 import { parseSandboxPolicy, policyRequiresPlatformSandbox, type SandboxPolicy } from "./policy.js";
 
 /** One line of `SandboxManager#report()`. */
@@ -149,6 +151,7 @@ export class SandboxManager {
    * @throws InvalidCommandSpecError, InvalidSandboxPolicyError for bad input.
    * @throws SandboxBackendNotFoundError when `choice.backend` names no registered backend.
    * @throws SandboxUnavailableError when a sandbox is needed and none is available.
+   * @throws SandboxProxyUnsupportedError when the run is to be proxy-routed and the backend cannot do it.
    * @throws SandboxTransformError when the backend fails or returns an unsandboxed command.
    */
   async prepare(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions & BackendChoice): Promise<ExecEnv> {
@@ -164,6 +167,7 @@ export class SandboxManager {
         isolation: "none",
       };
     }
+    checkProxyRoute(backend, valid, options);
     let env: ExecEnv;
     try {
       env = await backend.transform(command, valid, transformOptions(options));
@@ -209,6 +213,7 @@ export class SandboxManager {
       };
     }
     if (!backend) throw new SandboxUnavailableError(valid.mode, this.platform, []);
+    checkProxyRoute(backend, valid, options);
     let plan: SandboxPlan;
     try {
       plan = await backend.plan(command, valid, transformOptions(options));
@@ -218,6 +223,16 @@ export class SandboxManager {
     }
     // The markers are the manager's to apply at run time, so a plan shows them the same way.
     return { ...plan, env: { ...plan.env, ...sandboxEnvMarkers(valid, plan.sandboxType, backend.envMarkers) } };
+  }
+}
+
+/** A proxy route the backend's runs cannot use is refused before the backend sees it. */
+function checkProxyRoute(backend: SandboxBackend, policy: SandboxPolicy, options: TransformOptions): void {
+  const route = options.networkProxy;
+  if (networkModeOf(policy, route) !== "proxy" || route === undefined) return;
+  if (backend.proxyTransport === undefined) throw new SandboxProxyUnsupportedError(backend.name, "it does not support proxy-routed network");
+  if (backend.proxyTransport !== route.transport) {
+    throw new SandboxProxyUnsupportedError(backend.name, `it needs a ${backend.proxyTransport} route, got ${route.transport}`);
   }
 }
 
