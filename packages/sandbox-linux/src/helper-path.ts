@@ -2,21 +2,68 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LinuxSandboxError } from "./errors.js";
 
 /** File name of the native helper compiled by `scripts/build-helper.mjs`. */
 export const HELPER_NAME = "shellgate-sandbox-helper";
 
 /**
- * Where the compiled helper lives: `dist/native/` of this package. Looked up next to this module
- * first (the built package), then through the package's own name, which also finds it when this
- * module runs from `src/` (tests against sources) or is bundled into another package's build.
- * Only says where it is: the probe and every run check it with `checkHostBinary` before starting it.
+ * The helper builds the package ships, by Node's `process.arch`: the directory under `dist/native/`
+ * holding each (scripts/helper-targets.mjs builds the same list). The C file supports exactly these
+ * two; anything else has no helper at all.
+ */
+export const HELPER_TARGETS = { x64: "linux-x64", arm64: "linux-arm64" } as const;
+
+/** A directory name under `dist/native/`. */
+export type HelperTarget = (typeof HELPER_TARGETS)[keyof typeof HELPER_TARGETS];
+
+/**
+ * This machine's architecture has no helper build (the helper supports x86-64 and aarch64 only), so
+ * the Linux sandbox cannot run here. A `LinuxSandboxError` with `failure: "unavailable"` (code
+ * `SANDBOX_TRANSFORM_FAILED`); `arch` is the `process.arch` value that was refused.
+ */
+export class LinuxHelperArchitectureError extends LinuxSandboxError {
+  readonly arch: string;
+  constructor(arch: string) {
+    super(
+      "unavailable",
+      `no sandbox helper for this architecture (${arch}); the helper is built for ${Object.keys(HELPER_TARGETS).join(" and ")} only`,
+    );
+    this.name = "LinuxHelperArchitectureError";
+    this.arch = arch;
+  }
+}
+
+/** The helper build for `arch` (default: this process), or `LinuxHelperArchitectureError`. */
+export function helperTarget(arch: string = process.arch): HelperTarget {
+  if (Object.hasOwn(HELPER_TARGETS, arch)) return HELPER_TARGETS[arch as keyof typeof HELPER_TARGETS];
+  throw new LinuxHelperArchitectureError(arch);
+}
+
+/**
+ * Where the compiled helper for this machine lives: `dist/native/<target>/` of this package, with
+ * the target chosen by `process.arch` (the package ships every target, so an installed package
+ * needs no compiler). Looked up next to this module first (the built package), then through the
+ * package's own name, which also finds it when this module runs from `src/` (tests against sources)
+ * or is bundled into another package's build.
+ * Only says where it is: the probe and every run check it with `checkHostBinary` (root- or
+ * user-owned, not writable by others, outside the run's writable roots) before starting it.
+ * On Linux on an architecture without a helper it throws `LinuxHelperArchitectureError` (the probe's
+ * caller reports it as the backend's unavailability reason); elsewhere the helper is never run, so
+ * there it only returns undefined.
  */
 export function locateHelper(): string | undefined {
-  const sibling = fileURLToPath(new URL(`./native/${HELPER_NAME}`, import.meta.url));
+  let target: HelperTarget;
+  try {
+    target = helperTarget();
+  } catch (error) {
+    if (process.platform === "linux") throw error;
+    return undefined;
+  }
+  const sibling = fileURLToPath(new URL(`./native/${target}/${HELPER_NAME}`, import.meta.url));
   if (existsSync(sibling)) return sibling;
   const pkg = packageJsonPath();
-  const viaPackage = pkg ? join(dirname(pkg), "dist", "native", HELPER_NAME) : undefined;
+  const viaPackage = pkg ? join(dirname(pkg), "dist", "native", target, HELPER_NAME) : undefined;
   return viaPackage && existsSync(viaPackage) ? viaPackage : undefined;
 }
 
