@@ -156,6 +156,20 @@ export class InvalidArgumentError extends PolicyError {
   }
 }
 
+/**
+ * A network host given through the API (not read from a rules file) is not one `network_rule`
+ * would accept: same code (`INVALID_NETWORK_RULE`) and message as the file diagnostic, but no
+ * file location, because the host came from a caller (a user, a proxy request), not from a file.
+ */
+export class InvalidNetworkHostError extends PolicyError {
+  /** The host as given. */
+  readonly host: string;
+  constructor(host: string, message: string) {
+    super("INVALID_NETWORK_RULE", message);
+    this.host = host;
+  }
+}
+
 /** Appending a rule to a policy file failed; `step` says which I/O step. */
 export class AmendError extends PolicyError {
   readonly file: string;

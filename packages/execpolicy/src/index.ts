@@ -4,12 +4,14 @@
  */
 export * from "./heuristics/index.js";
 export {
-  PolicyError, PolicyDiagnosticError, PolicyReadError, InvalidArgumentError, AmendError,
+  PolicyError, PolicyDiagnosticError, PolicyReadError, InvalidArgumentError, InvalidNetworkHostError, AmendError,
 } from "./errors.js";
 export type { PolicyErrorCode, SourceLocation } from "./errors.js";
 export { Policy } from "./policy/policy.js";
-export type { PolicyContents } from "./policy/policy.js";
-export type { Decision, Evaluation, EvaluateOptions, RuleMatch, PrefixRule, NetworkRule, NetworkProtocol } from "./policy/types.js";
+export type { PolicyContents, HostEvaluation, PrefixRuleSandbox } from "./policy/policy.js";
+export type { Decision, Evaluation, EvaluateOptions, RuleMatch, PrefixRule, NetworkRule, NetworkProtocol, RuleSandbox } from "./policy/types.js";
+export { ruleSandboxGrant } from "./policy/sandbox-grant.js";
+export type { RuleSandboxGrant } from "./policy/sandbox-grant.js";
 export { DECISION_RANK } from "./policy/types.js";
 export { strictestDecision } from "./policy/evaluate.js";
 export { loadPolicy, parsePolicy, readPolicySources, collectExampleResults, MAX_POLICY_FILE_BYTES } from "./policy/load.js";
@@ -17,7 +19,8 @@ export type { LoadOptions, PolicySource, ExampleResult, RuleExampleReport } from
 export { defaultCacheDir as defaultPolicyCacheDir } from "./policy/cache.js";
 export { evaluationToCodexJson } from "./policy/codex-json.js";
 export type { CodexCheckJson, CodexPrefixRuleMatchJson } from "./policy/codex-json.js";
-export { appendAllowPrefixRule, formatAllowPrefixRule, MAX_AMEND_FILE_BYTES } from "./amend/index.js";
+export { appendAllowPrefixRule, appendNetworkRule, formatAllowPrefixRule, formatNetworkRule, MAX_AMEND_FILE_BYTES } from "./amend/index.js";
+export type { AppendAllowOptions, AllowRuleSandbox, NetworkRuleToAppend } from "./amend/index.js";
 export type { LockOptions } from "./amend/lock.js";
 export { shlexSplit, shlexQuote } from "./policy/shlex.js";
 export { normalizeNetworkHost } from "./policy/network-host.js";

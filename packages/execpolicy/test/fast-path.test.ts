@@ -24,9 +24,9 @@ describe("literal-calls fast path", () => {
   });
 
   it("gives exactly what the full parser gives, including errors and their positions (property)", () => {
-    const str = fc.oneof(fc.constantFrom("a", "git", "", " ", "allow", "prompt", "forbidden", "deny", "/usr/bin/git", "~/x/git", "https", "h.com"), fc.string({ maxLength: 6 }));
+    const str = fc.oneof(fc.constantFrom("a", "git", "", " ", "allow", "prompt", "forbidden", "deny", "/usr/bin/git", "~/x/git", "https", "h.com", "read-only", "workspace-write", "H.com:443"), fc.string({ maxLength: 6 }));
     const val = fc.oneof(str, fc.array(str, { maxLength: 3 }), fc.array(fc.oneof(str, fc.array(str, { maxLength: 2 })), { maxLength: 3 }));
-    const arg = fc.tuple(fc.constantFrom(null, "pattern", "decision", "justification", "match", "not_match", "name", "paths", "host", "protocol", "bogus"), val);
+    const arg = fc.tuple(fc.constantFrom(null, "pattern", "decision", "justification", "match", "not_match", "name", "paths", "host", "protocol", "sandbox", "network", "bogus"), val);
     const call = fc.tuple(fc.constantFrom("prefix_rule", "host_executable", "network_rule"), fc.uniqueArray(arg, { maxLength: 4, selector: (a) => a[0] ?? Math.random() }));
     const render = (v: unknown): string => (Array.isArray(v) ? `[${v.map(render).join(", ")}]` : JSON.stringify(v));
     fc.assert(fc.property(fc.array(call, { minLength: 1, maxLength: 5 }), (calls) => {
@@ -41,7 +41,7 @@ describe("literal-calls fast path", () => {
 
   it("amend lines always take the fast path", () => {
     fc.assert(fc.property(fc.array(fc.array(fc.string({ maxLength: 8 }), { minLength: 1, maxLength: 4 }), { maxLength: 5 }), (prefixes) => {
-      const source = prefixes.map(formatAllowPrefixRule).join("\n");
+      const source = prefixes.map((p) => formatAllowPrefixRule(p)).join("\n");
       expect(literalCalls(source)).not.toBeNull();
       expect(outcome(source, true)).toEqual(outcome(source, false));
     }), { numRuns: 200 });

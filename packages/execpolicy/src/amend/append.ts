@@ -5,7 +5,8 @@ import { AmendError, InvalidArgumentError } from "../errors.js";
 import { withFileLock } from "./lock.js";
 import type { LockOptions } from "./lock.js";
 
-import { MAX_AMEND_FILE_BYTES, formatAllowPrefixRule } from "./format.js";
+import { MAX_AMEND_FILE_BYTES, formatAllowPrefixRule, formatNetworkRule } from "./format.js";
+import type { AllowRuleSandbox, NetworkRuleToAppend } from "./format.js";
 
 function validatePrefix(prefix: unknown): asserts prefix is string[] {
   if (!Array.isArray(prefix)) throw new InvalidArgumentError("prefix", "expected an array of strings");
@@ -15,11 +16,27 @@ function validatePrefix(prefix: unknown): asserts prefix is string[] {
   });
 }
 
-/** Implementation of `appendAllowPrefixRule` (loaded on first use; see `amend/index.ts`). */
-export async function appendAllowPrefixRuleImpl(file: string, prefix: readonly string[], options: LockOptions = {}): Promise<{ added: boolean }> {
+function validateFile(file: unknown): asserts file is string {
   if (typeof file !== "string" || file === "") throw new InvalidArgumentError("file", "expected a non-empty path");
+}
+
+/** Implementation of `appendAllowPrefixRule` (loaded on first use; see `amend/index.ts`). */
+export async function appendAllowPrefixRuleImpl(file: string, prefix: readonly string[], options: LockOptions & AllowRuleSandbox = {}): Promise<{ added: boolean }> {
+  validateFile(file);
   validatePrefix(prefix);
-  const line = formatAllowPrefixRule(prefix);
+  const line = formatAllowPrefixRule(prefix, { sandbox: options.sandbox, network: options.network });
+  return appendLine(file, line, true, options);
+}
+
+/** Implementation of `appendNetworkRule`: never de-duplicated, because the order of network rules decides (last wins). */
+export async function appendNetworkRuleImpl(file: string, rule: NetworkRuleToAppend, options: LockOptions = {}): Promise<{ added: boolean }> {
+  validateFile(file);
+  const line = formatNetworkRule(rule);
+  return appendLine(file, line, false, options);
+}
+
+/** Append `line` (and a newline) under the file lock; with `dedupe`, skip when an identical line is there. */
+async function appendLine(file: string, line: string, dedupe: boolean, options: LockOptions): Promise<{ added: boolean }> {
   try {
     await mkdir(dirname(file));
   } catch (e) {
@@ -50,7 +67,7 @@ export async function appendAllowPrefixRuleImpl(file: string, prefix: readonly s
           throw new AmendError(file, "read", `failed to read policy file: ${(e as Error).message}`, e);
         }
         const text = buf.subarray(0, off).toString("utf8");
-        if (text.split("\n").includes(line)) return { added: false };
+        if (dedupe && text.split("\n").includes(line)) return { added: false };
         const prefixNl = text.length > 0 && !text.endsWith("\n") ? "\n" : "";
         try {
           await fh.appendFile(`${prefixNl}${line}\n`, "utf8");

@@ -5,8 +5,8 @@ import type { BuiltinValue, NativeCall, Value } from "../lang/values.js";
 import type { SourceLocation } from "../errors.js";
 import { basename, expandHostPath, isBareName } from "./host-path.js";
 import { shlexSplit } from "./shlex.js";
-import { normalizeNetworkHost } from "./network-host.js";
-import type { Decision, NetworkProtocol, NetworkRule, PrefixRule } from "./types.js";
+import { normalizeHostInFile } from "./network-host.js";
+import type { Decision, NetworkProtocol, NetworkRule, PrefixRule, RuleSandbox } from "./types.js";
 
 /** One `prefix_rule(...)` call: the rules it created and its examples (validated at end of file). */
 export interface RuleCall {
@@ -83,6 +83,38 @@ function parsePattern(v: Extract<Value, { kind: "list" }>): string[][] {
   });
 }
 
+const SANDBOXES = new Set<string>(["read-only", "workspace-write"]);
+
+/** Codex's positional parameters of `prefix_rule`; `sandbox`/`network` follow but are keyword-only. */
+const PREFIX_RULE_POSITIONAL = ["pattern", "decision", "match", "not_match", "justification"];
+
+/**
+ * The shellgate-only `sandbox=` / `network=` arguments of `prefix_rule`, validated after every
+ * Codex check so that a file Codex accepts gets Codex's errors in Codex's order. Errors name the
+ * keyword so that they are located at the argument.
+ */
+function ruleSandboxOf(sandbox: Value | undefined, network: Value | undefined, decision: Decision): { sandbox?: RuleSandbox; network?: string[] } {
+  if (sandbox === undefined && network === undefined) return {};
+  if (decision === "forbidden") {
+    throw new ValueError("INVALID_RULE", `invalid rule: prefix_rule ${sandbox !== undefined ? "sandbox" : "network"} cannot be used with decision "forbidden" (a forbidden command never runs)`, sandbox !== undefined ? "sandbox" : "network");
+  }
+  // An error rather than an implied workspace-write: a network grant must never silently widen
+  // what a rule's file access is.
+  if (sandbox === undefined) throw new ValueError("INVALID_RULE", 'invalid rule: prefix_rule network requires sandbox= ("read-only" or "workspace-write")', "network");
+  if (typeof sandbox !== "string" || !SANDBOXES.has(sandbox)) {
+    throw new ValueError("INVALID_RULE", `invalid rule: prefix_rule sandbox must be "read-only" or "workspace-write" (got ${repr(sandbox)})`, "sandbox");
+  }
+  if (network === undefined) return { sandbox: sandbox as RuleSandbox };
+  if (!isList(network)) throw new ValueError("INVALID_RULE", `invalid rule: prefix_rule network must be a list of host strings (got ${typeName(network)})`, "network");
+  const hosts: string[] = [];
+  for (const h of network.items) {
+    if (typeof h !== "string") throw new ValueError("INVALID_RULE", `invalid rule: prefix_rule network hosts must be strings (got ${typeName(h)})`, "network");
+    const host = normalizeHostInFile(h, "prefix_rule network host", "network");
+    if (!hosts.includes(host)) hosts.push(host);
+  }
+  return { sandbox: sandbox as RuleSandbox, network: hosts };
+}
+
 const PROTOCOLS: Record<string, NetworkProtocol> = {
   http: "http", https: "https", https_connect: "https", "http-connect": "https", socks5_tcp: "socks5_tcp", socks5_udp: "socks5_udp",
 };
@@ -94,7 +126,9 @@ export function policyBuiltins(file: string, state: BuilderState): Map<string, V
   const add = (name: string, impl: (call: NativeCall) => Value) => b.set(name, { kind: "builtin", name, impl } satisfies BuiltinValue);
 
   add("prefix_rule", (call) => {
-    const [pattern, decision, match, notMatch, justification] = bindArgs("prefix_rule", call, ["pattern", "decision", "match", "not_match", "justification"], 1);
+    // `sandbox`/`network` are keyword-only: a sixth positional argument is the error Codex gives.
+    if (call.args.length > PREFIX_RULE_POSITIONAL.length) bindArgs("prefix_rule", call, PREFIX_RULE_POSITIONAL, 1);
+    const [pattern, decision, match, notMatch, justification, sandbox, network] = bindArgs("prefix_rule", call, [...PREFIX_RULE_POSITIONAL, "sandbox", "network"], 1);
     typeCheck("prefix_rule", "pattern", pattern, "list", false);
     typeCheck("prefix_rule", "decision", decision, "string", false);
     typeCheck("prefix_rule", "match", match, "list", false);
@@ -106,12 +140,15 @@ export function policyBuiltins(file: string, state: BuilderState): Map<string, V
     const elements = parsePattern(pattern as Extract<Value, { kind: "list" }>);
     const matchEx = parseExamples(match);
     const notMatchEx = parseExamples(notMatch);
+    const grant = ruleSandboxOf(sandbox, network, d as Decision);
     const source = at(call);
     const rest = elements.slice(1);
     const created: PrefixRule[] = elements[0]!.map((program) => {
-      const rule: PrefixRule = just === undefined
-        ? { program, rest, decision: d as Decision, source, index: state.rules.length }
-        : { program, rest, decision: d as Decision, justification: just, source, index: state.rules.length };
+      // Optional keys only when set, so rules without them stay exactly what they always were.
+      const rule: { -readonly [K in keyof PrefixRule]: PrefixRule[K] } = { program, rest, decision: d as Decision, source, index: state.rules.length };
+      if (just !== undefined) rule.justification = just;
+      if (grant.sandbox !== undefined) rule.sandbox = grant.sandbox;
+      if (grant.network !== undefined) rule.network = grant.network;
       state.rules.push(rule);
       return rule;
     });
@@ -150,7 +187,7 @@ export function policyBuiltins(file: string, state: BuilderState): Map<string, V
     const d: Decision | undefined = dRaw === "deny" ? "forbidden" : DECISIONS.has(dRaw) ? (dRaw as Decision) : undefined;
     if (!d) fail("INVALID_DECISION", `invalid decision: ${dRaw} (expected "allow", "prompt", "forbidden" or "deny")`);
     const just = justificationOf(justification);
-    const h = normalizeNetworkHost(host as string);
+    const h = normalizeHostInFile(host as string);
     const rule: NetworkRule = just === undefined
       ? { host: h, protocol: proto, decision: d, source: at(call) }
       : { host: h, protocol: proto, decision: d, justification: just, source: at(call) };

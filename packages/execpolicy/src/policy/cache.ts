@@ -13,11 +13,13 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { PolicyContents } from "./policy.js";
 import type { PolicySource } from "./load-types.js";
-import type { Decision, NetworkProtocol, NetworkRule, PrefixRule } from "./types.js";
+import type { Decision, NetworkProtocol, NetworkRule, PrefixRule, RuleSandbox } from "./types.js";
 
-const FORMAT = "shellgate-execpolicy-cache-v1";
+// v2: rules may carry `sandbox`/`network` (an older entry could not hold them, so it must not be read).
+const FORMAT = "shellgate-execpolicy-cache-v2";
 const DECISIONS = new Set(["allow", "prompt", "forbidden"]);
 const PROTOCOLS = new Set(["http", "https", "socks5_tcp", "socks5_udp"]);
+const SANDBOXES = new Set(["read-only", "workspace-write"]);
 
 /** Cache key for a list of sources. */
 export function cacheKey(sources: readonly PolicySource[]): string {
@@ -55,8 +57,14 @@ function decode(raw: unknown, key: string): PolicyContents | undefined {
   for (const r of c.rules) {
     if (!r || !isStr(r.program) || !Array.isArray(r.rest) || !r.rest.every(isStrArr) || !DECISIONS.has(r.decision) || !isLoc(r.source)) return undefined;
     if (r.justification !== undefined && !isStr(r.justification)) return undefined;
-    const base = { program: r.program, rest: r.rest, decision: r.decision as Decision, source: r.source, index: rules.length };
-    rules.push(r.justification === undefined ? base : { ...base, justification: r.justification });
+    if (r.sandbox !== undefined && !SANDBOXES.has(r.sandbox)) return undefined;
+    // `network` only ever exists together with `sandbox` (the builtin refuses it alone).
+    if (r.network !== undefined && (!isStrArr(r.network) || r.sandbox === undefined)) return undefined;
+    const rule: { -readonly [K in keyof PrefixRule]: PrefixRule[K] } = { program: r.program, rest: r.rest, decision: r.decision as Decision, source: r.source, index: rules.length };
+    if (r.justification !== undefined) rule.justification = r.justification;
+    if (r.sandbox !== undefined) rule.sandbox = r.sandbox as RuleSandbox;
+    if (r.network !== undefined) rule.network = r.network;
+    rules.push(rule);
   }
   const hostExecutables = new Map<string, string[]>();
   for (const h of c.hostExecutables) {

@@ -56,6 +56,8 @@ function build(raw: RawMatch[], argv: readonly string[], program: string, resolv
     const m: RuleMatch = { kind: "prefix", matchedPrefix, decision: rule.decision, source: rule.source };
     if (resolvedProgram !== undefined) m.resolvedProgram = resolvedProgram;
     if (rule.justification !== undefined) m.justification = rule.justification;
+    if (rule.sandbox !== undefined) m.sandbox = rule.sandbox;
+    if (rule.network !== undefined) m.network = rule.network;
     matchedRules[i] = m;
     const r = DECISION_RANK[rule.decision];
     if (r > rank) {

@@ -2,7 +2,25 @@
 import { InvalidArgumentError } from "../errors.js";
 import { evaluateCommand, strictestDecision } from "./evaluate.js";
 import { Matcher } from "./matcher.js";
-import type { Decision, Evaluation, EvaluateOptions, NetworkRule, PrefixRule } from "./types.js";
+import { normalizeNetworkHost } from "./network-host.js";
+import type { Decision, Evaluation, EvaluateOptions, NetworkRule, PrefixRule, RuleSandbox } from "./types.js";
+
+/** How the network rules treat one host (`Policy#evaluateHost`). */
+export interface HostEvaluation {
+  /** The host as normalised (what the rules are keyed on). */
+  host: string;
+  /** The decision of the last `network_rule` naming the host; absent when none does. */
+  decision?: Decision;
+  /** That rule. */
+  rule?: NetworkRule;
+}
+
+/** The sandbox an in-memory "allow, sandboxed" amendment carries (`Policy#withPrefixRule`). */
+export interface PrefixRuleSandbox {
+  sandbox: RuleSandbox;
+  /** Hosts, normalised like `network_rule` hosts; omitted means the rule names none. */
+  network?: readonly string[];
+}
 
 /** Rules, host executables and network rules accumulated from the loaded files. */
 export interface PolicyContents {
@@ -27,6 +45,8 @@ export class Policy {
   readonly networkRules: readonly NetworkRule[];
   private readonly matcher = new Matcher();
   private readonly matchFn = (program: string, argv: readonly string[]) => this.matcher.match(program, argv);
+  /** host → last network rule naming it; built on the first `evaluateHost`. */
+  private hostIndex: Map<string, NetworkRule> | undefined;
 
   constructor(contents: PolicyContents) {
     this.files = [...contents.files];
@@ -64,13 +84,21 @@ export class Policy {
   /**
    * A new policy with one more rule whose tokens are all literals (what an approved "always allow
    * this prefix" adds in memory). The rule's source is `{ file: "<amend>", line: 0, column: 0 }`
-   * unless given.
+   * unless given. `grant` gives the rule a sandbox, as `prefix_rule(..., sandbox=, network=)` does
+   * (what an approved "allow, sandboxed" adds); hosts are normalised and de-duplicated, an invalid
+   * one throws `InvalidNetworkHostError`, and a grant on a `forbidden` rule is an `InvalidArgumentError`.
    */
-  withPrefixRule(prefix: readonly string[], decision: Decision = "allow", source = { file: "<amend>", line: 0, column: 0 }): Policy {
+  withPrefixRule(prefix: readonly string[], decision: Decision = "allow", source = { file: "<amend>", line: 0, column: 0 }, grant?: PrefixRuleSandbox): Policy {
     if (!Array.isArray(prefix) || prefix.length === 0 || prefix.some((t) => typeof t !== "string")) {
       throw new InvalidArgumentError("prefix", "expected a non-empty array of strings");
     }
-    const rule: PrefixRule = { program: prefix[0]!, rest: prefix.slice(1).map((t) => [t]), decision, source, index: this.rules.length };
+    const rule: { -readonly [K in keyof PrefixRule]: PrefixRule[K] } = { program: prefix[0]!, rest: prefix.slice(1).map((t) => [t]), decision, source, index: this.rules.length };
+    if (grant !== undefined) {
+      if (decision === "forbidden") throw new InvalidArgumentError("grant", "a forbidden rule cannot carry a sandbox (a forbidden command never runs)");
+      if (grant.sandbox !== "read-only" && grant.sandbox !== "workspace-write") throw new InvalidArgumentError("grant.sandbox", `expected "read-only" or "workspace-write", got ${JSON.stringify(grant.sandbox)}`);
+      rule.sandbox = grant.sandbox;
+      if (grant.network !== undefined) rule.network = [...new Set(grant.network.map(normalizeNetworkHost))];
+    }
     return new Policy({
       files: this.files, rules: [...this.rules, rule], hostExecutables: new Map(this.hostExecutables as Map<string, string[]>), networkRules: [...this.networkRules],
     });
@@ -88,11 +116,30 @@ export class Policy {
   }
 
   /**
-   * Whether any loaded file declares a `network_rule`. Network rules are parsed and validated but
-   * have no effect yet (no domain policy enforces them); callers use this to tell the user so.
+   * Whether any loaded file declares a `network_rule`. The rules are enforced by shellgate's
+   * network proxy for sandboxed sessions, never by command evaluation; tools that only report
+   * (such as `policy-check`) use this to say so.
    */
   hasNetworkRules(): boolean {
     return this.networkRules.length > 0;
+  }
+
+  /**
+   * How the network rules treat `host`: it is normalised as `network_rule` hosts are, and the
+   * last `network_rule` naming it (any protocol) decides, `prompt` included (the proxy asks the
+   * user for such hosts). For `allow`/`forbidden` this agrees with `networkDomains()`, where the
+   * last allow/forbidden rule wins; the two differ only where a later `prompt` rule follows, which
+   * the domain lists ignore. No rule → `{ host }` without a decision. An invalid host throws
+   * `InvalidNetworkHostError` (code `INVALID_NETWORK_RULE`, no file location).
+   */
+  evaluateHost(host: string): HostEvaluation {
+    const h = normalizeNetworkHost(host);
+    if (this.hostIndex === undefined) {
+      this.hostIndex = new Map();
+      for (const r of this.networkRules) this.hostIndex.set(r.host, r);
+    }
+    const rule = this.hostIndex.get(h);
+    return rule === undefined ? { host: h } : { host: h, decision: rule.decision, rule };
   }
 
   /** Compiled network domain lists: the last `allow`/`forbidden` rule for a host wins; `prompt` is ignored. */

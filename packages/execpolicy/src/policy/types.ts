@@ -7,12 +7,22 @@ export type Decision = "allow" | "prompt" | "forbidden";
 /** Strictness rank used to pick the effective decision. */
 export const DECISION_RANK: Readonly<Record<Decision, number>> = { allow: 0, prompt: 1, forbidden: 2 };
 
+/**
+ * The sandbox a `prefix_rule(..., sandbox=...)` runs its command in (a shellgate extension; Codex
+ * has no such argument). `read-only` is the stricter of the two.
+ */
+export type RuleSandbox = "read-only" | "workspace-write";
+
 /** A compiled prefix rule: the program token, then one set of alternatives per further position. */
 export interface PrefixRule {
   readonly program: string;
   readonly rest: ReadonlyArray<readonly string[]>;
   readonly decision: Decision;
   readonly justification?: string;
+  /** `sandbox=` of the call; present only when the file set it (shellgate extension). */
+  readonly sandbox?: RuleSandbox;
+  /** `network=` of the call: normalised hosts, de-duplicated in first-seen order; present only when the file set it (always with `sandbox`). */
+  readonly network?: readonly string[];
   /** Where the `prefix_rule(...)` call that created this rule starts. */
   readonly source: SourceLocation;
   /** Position in definition order across all loaded files. */
@@ -28,6 +38,10 @@ export interface RuleMatch {
   /** The absolute program path, when the match came through the basename fallback. */
   resolvedProgram?: string;
   justification?: string;
+  /** The rule's `sandbox=`, when it has one (shellgate extension). */
+  sandbox?: RuleSandbox;
+  /** The rule's `network=` hosts, when it has them (shellgate extension). */
+  network?: readonly string[];
   source: SourceLocation;
 }
 
@@ -49,7 +63,10 @@ export interface EvaluateOptions {
 /** Network protocols accepted by `network_rule` (canonical names). */
 export type NetworkProtocol = "http" | "https" | "socks5_tcp" | "socks5_udp";
 
-/** A `network_rule(...)` entry; it never affects command matching. */
+/**
+ * A `network_rule(...)` entry. It never affects command matching; shellgate's network proxy
+ * enforces it for sandboxed sessions (see `Policy#evaluateHost` and `Policy#networkDomains`).
+ */
 export interface NetworkRule {
   readonly host: string;
   readonly protocol: NetworkProtocol;
