@@ -56,7 +56,8 @@ export function seatbeltAvailability(platform: NodeJS.Platform, sandboxExecExist
 /**
  * The macOS Seatbelt backend: runs every command under `/usr/bin/sandbox-exec` with a profile
  * generated from the policy (deny by default; reads everywhere but the denied paths; writes only
- * in the writable roots minus their read-only carve-outs; network as the policy says). Paths reach
+ * in the writable roots minus their read-only carve-outs; network as the policy says, or only the
+ * session proxy's two loopback ports when a route is given and the policy keeps the network off). Paths reach
  * the profile only as `-D` parameters, in their macOS-canonical form. `plan` works on any OS.
  * @throws SeatbeltSandboxError (`invalid-options`) for any option: there are none yet.
  */
@@ -77,13 +78,17 @@ export function createSeatbeltSandboxBackend(options?: SeatbeltSandboxBackendOpt
     if (!available.available) {
       throw new SandboxUnavailableError(policy.mode, process.platform, [{ backend: "seatbelt", platform: "darwin", reason: available.reason }]);
     }
+    const env: Record<string, string> = {};
+    const unset = new Set(run.network.unset);
+    for (const [k, v] of Object.entries(spec.env)) if (!unset.has(k)) env[k] = v;
     return {
       argv: run.argv,
       cwd: spec.cwd,
-      env: { ...spec.env, ...sandboxEnvMarkers(policy, "seatbelt", ENV_MARKERS) },
+      env: { ...env, ...run.network.set, ...sandboxEnvMarkers(policy, "seatbelt", ENV_MARKERS) },
       sandboxType: "seatbelt",
       isolation: SEATBELT_ISOLATION,
       denialSignals: SEATBELT_DENIAL_SIGNALS,
+      networkMode: run.network.mode,
     };
   }
 
@@ -97,6 +102,7 @@ export function createSeatbeltSandboxBackend(options?: SeatbeltSandboxBackendOpt
     sandboxType: "seatbelt",
     envMarkers: ENV_MARKERS,
     denialSignals: SEATBELT_DENIAL_SIGNALS,
+    proxyTransport: "loopback-tcp",
     isAvailable,
     plan,
     transform,

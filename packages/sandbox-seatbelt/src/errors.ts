@@ -8,7 +8,9 @@ export type SeatbeltSandboxFailure =
   /** The policy asks for something a path-based Seatbelt profile cannot hold (the message says what). */
   | "not-expressible"
   /** A backend option is unknown or malformed. */
-  | "invalid-options";
+  | "invalid-options"
+  /** The session proxy's route has a port that is not an integer from 1 to 65535 (the message names the field). */
+  | "invalid-proxy-route";
 
 /**
  * The Seatbelt backend could not sandbox a command. Extends the shared `SandboxTransformError`

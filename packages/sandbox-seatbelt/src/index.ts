@@ -6,3 +6,4 @@ export { paramArgs, type ProfileParam } from "./params.js";
 export { planSeatbeltRun, seatbeltRun, SEATBELT_ISOLATION, type SeatbeltRun } from "./plan.js";
 export { sandboxExecArgv, SANDBOX_EXEC_PATH, SEATBELT_DENIAL_SIGNALS } from "./launch-argv.js";
 export { checkCommand } from "./command.js";
+export { checkProxyPort, seatbeltNetwork, type ProxyPorts, type SeatbeltNetwork } from "./network.js";

@@ -4,7 +4,6 @@ import {
   computeWritableRoots,
   PROTECTED_METADATA_NAMES,
   InvalidSandboxPathError,
-  policyAllowsNetwork,
   policyRequiresPlatformSandbox,
   type CommandSpec,
   type SandboxPlan,
@@ -14,16 +13,18 @@ import {
 import { toDarwinCanonicalPath } from "./canonical-path.js";
 import { SeatbeltSandboxError } from "./errors.js";
 import { sandboxExecArgv, SANDBOX_EXEC_PATH } from "./launch-argv.js";
+import { seatbeltNetwork, type SeatbeltNetwork } from "./network.js";
 import { buildSeatbeltProfile, type ProfileInput, type SeatbeltProfile } from "./profile.js";
 
 /** The isolation string of every Seatbelt run. */
 export const SEATBELT_ISOLATION = "seatbelt";
 
-/** What a Seatbelt run is made of: the profile, its parameters and the argv that carries both. */
+/** What a Seatbelt run is made of: the profile, its parameters, the argv that carries both, and its network. */
 export interface SeatbeltRun {
   argv: string[];
   profile: SeatbeltProfile;
   input: ProfileInput;
+  network: SeatbeltNetwork;
 }
 
 function isWithin(child: string, parent: string): boolean {
@@ -66,7 +67,12 @@ function between(root: string, inner: string): string[] {
  * @throws InvalidSandboxPathError when the command's cwd lies inside a denied path.
  * @throws SeatbeltSandboxError (`not-expressible`) for a writable root inside a denied path.
  */
-async function profileInput(spec: CommandSpec, policy: Extract<SandboxPolicy, { mode: "read-only" | "workspace-write" }>, opts: TransformOptions): Promise<ProfileInput> {
+async function profileInput(
+  spec: CommandSpec,
+  policy: Extract<SandboxPolicy, { mode: "read-only" | "workspace-write" }>,
+  opts: TransformOptions,
+  network: SeatbeltNetwork,
+): Promise<ProfileInput> {
   const roots = await computeWritableRoots(policy, {
     cwd: opts.sandboxPolicyCwd,
     env: spec.env,
@@ -112,7 +118,11 @@ async function profileInput(spec: CommandSpec, policy: Extract<SandboxPolicy, { 
   });
   const inReadOnly = (p: string) => readOnlyPaths.some((ro) => isWithin(p, ro));
   const pinnedPaths = unique([...writableRoots, ...roots.flatMap((r) => r.pinnedAncestors.map(d)), ...deniedAncestors]).filter((p) => !inReadOnly(p));
-  return { writableRoots, readOnlyPaths, pinnedPaths, deniedReadPaths: denied, network: policyAllowsNetwork(policy) };
+  return {
+    writableRoots, readOnlyPaths, pinnedPaths, deniedReadPaths: denied,
+    network: network.mode === "full",
+    ...(network.proxy ? { proxy: { httpPort: network.proxy.httpPort, socksPort: network.proxy.socksPort } } : {}),
+  };
 }
 
 /**
@@ -124,15 +134,18 @@ export async function seatbeltRun(spec: CommandSpec, policy: SandboxPolicy, opts
   if (policy.mode !== "read-only" && policy.mode !== "workspace-write") {
     throw new SeatbeltSandboxError("not-expressible", `policy "${policy.mode}" needs no Seatbelt profile`);
   }
-  const input = await profileInput(spec, policy, opts);
+  // The route is checked before the filesystem is read: a bad route is the caller's error whatever the paths.
+  const network = seatbeltNetwork(spec, policy, opts.networkProxy);
+  const input = await profileInput(spec, policy, opts, network);
   const profile = buildSeatbeltProfile(input);
-  return { argv: sandboxExecArgv(profile.text, profile.params, spec.argv), profile, input };
+  return { argv: sandboxExecArgv(profile.text, profile.params, spec.argv), profile, input, network };
 }
 
 /**
  * What the Seatbelt backend would run for `spec` under `policy`, on any OS, with no side effects:
- * the `sandbox-exec` argv (profile and `-D` parameters included) and the plan behind it. `env` is
- * empty: the backend changes no variable of its own, the manager adds the markers.
+ * the `sandbox-exec` argv (profile and `-D` parameters included) and the plan behind it. `env`
+ * holds the proxy variables of a proxy-routed run, `unsetEnv` the inherited proxy variables a run
+ * with the network off drops; the manager adds the markers.
  */
 export async function planSeatbeltRun(spec: CommandSpec, policy: SandboxPolicy, opts: TransformOptions): Promise<SandboxPlan> {
   if (!policyRequiresPlatformSandbox(policy)) {
@@ -148,10 +161,23 @@ export async function planSeatbeltRun(spec: CommandSpec, policy: SandboxPolicy, 
     isolation: SEATBELT_ISOLATION,
     argv: run.argv,
     cwd: spec.cwd,
-    env: {},
-    unsetEnv: [],
+    env: { ...run.network.set },
+    unsetEnv: [...run.network.unset],
     plan: {
       network: run.input.network,
+      networkMode: run.network.mode,
+      ...(run.network.proxy
+        ? {
+            proxy: {
+              transport: "loopback-tcp",
+              httpPort: run.network.proxy.httpPort,
+              socksPort: run.network.proxy.socksPort,
+              http: run.network.proxy.http,
+              socks: run.network.proxy.socks,
+              enforced: "outbound only to localhost:<httpPort> and localhost:<socksPort> (TCP); no DNS, no listening, no other address",
+            },
+          }
+        : {}),
       writableRoots: [...run.input.writableRoots],
       readOnlyPaths: [...run.input.readOnlyPaths],
       pinnedPaths: [...run.input.pinnedPaths],

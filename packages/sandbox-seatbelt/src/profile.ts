@@ -1,9 +1,11 @@
+import { SeatbeltSandboxError } from "./errors.js";
+import { checkProxyPort, type ProxyPorts } from "./network.js";
 import { ParamTable, paramRef, type ProfileParam } from "./params.js";
 
 /**
  * What the profile must enforce, as macOS-canonical absolute paths (see `toDarwinCanonicalPath`).
- * The profile text depends only on how many paths of each kind there are and on `network`; the
- * paths themselves travel as `-D` parameters.
+ * The profile text depends only on how many paths of each kind there are, on `network` and on the
+ * proxy's port numbers; the paths themselves travel as `-D` parameters.
  */
 export interface ProfileInput {
   /** Directories whose whole subtree is writable (before the carve-outs). Empty under `read-only`. */
@@ -20,6 +22,11 @@ export interface ProfileInput {
   deniedReadPaths: readonly string[];
   /** Outbound and inbound network, sockets and the services name resolution and TLS need. */
   network: boolean;
+  /**
+   * Proxy-routed network (with `network: false`): outbound only to these two host loopback ports,
+   * where the session proxy listens. Absent: no network at all (or all of it, with `network`).
+   */
+  proxy?: ProxyPorts;
 }
 
 /** A generated profile and the parameters it reads. */
@@ -101,6 +108,35 @@ function baseSection(): string {
   ].join("\n");
 }
 
+/**
+ * Proxy-routed network: the command can open TCP sockets and connect them to the session proxy's
+ * two loopback ports, and nothing else. Left out on purpose, each of which the network-on section
+ * has: `network-bind`/`network-inbound` (no listening, so no host loopback service is reached back
+ * through a server either), UDP and other socket types (no DNS on `*:53`, no QUIC), connections to
+ * host unix sockets (mDNSResponder's, docker.sock), AF_SYSTEM kernel-control sockets, the name-resolution mach services (`DNSConfiguration`, `configd`: the proxy resolves
+ * names, `socks5h`), `networkd`, and the certificate services (`trustd.agent`, `ocspd`,
+ * `SecurityServer`), which fetch revocation and issuer URLs themselves, outside the sandbox, for
+ * whatever certificate the command hands them: a way to reach hosts the proxy never sees.
+ *
+ * The ports are written into the text, not passed as `-D` parameters: the reason paths are
+ * parameters (arbitrary text must never be parsed as SBPL) does not apply to an integer checked to
+ * be 1..65535 and printed as digits, and the `remote` filter is known to accept its address as a
+ * literal `"localhost:PORT"` (Seatbelt takes only `localhost` or `*` as the host), whereas building
+ * it from a parameter (`string-append`) is not known to work there and cannot be tried off macOS.
+ */
+function proxySection(proxy: ProxyPorts): string {
+  const ports = [...new Set([checkProxyPort(proxy.httpPort, "proxy.httpPort"), checkProxyPort(proxy.socksPort, "proxy.socksPort")])];
+  return [
+    `; network: only the session proxy (HTTP on localhost:${proxy.httpPort}, SOCKS5 on localhost:${proxy.socksPort}); no DNS, the proxy resolves names`,
+    "; TCP sockets only: IPv6 too, for runtimes that connect over dual-stack sockets (Java)",
+    list("allow system-socket", [
+      "(require-all (socket-domain AF_INET) (socket-type SOCK_STREAM))",
+      "(require-all (socket-domain AF_INET6) (socket-type SOCK_STREAM))",
+    ]),
+    list("allow network-outbound", ports.map((port) => `(remote ip ${quote(`localhost:${port}`)})`)),
+  ].join("\n");
+}
+
 function pathFilters(names: readonly string[], filters: readonly ("literal" | "subpath")[]): string[] {
   return names.flatMap((name) => filters.map((f) => `(${f} ${paramRef(name)})`));
 }
@@ -139,6 +175,9 @@ export function buildSeatbeltProfile(input: ProfileInput): SeatbeltProfile {
     );
   }
 
+  if (input.network && input.proxy) {
+    throw new SeatbeltSandboxError("not-expressible", "a proxy route with the network on: full network reaches everything, so there is nothing to route");
+  }
   if (input.network) {
     sections.push(
       [
@@ -149,6 +188,8 @@ export function buildSeatbeltProfile(input: ProfileInput): SeatbeltProfile {
         '(allow sysctl-read (sysctl-name-prefix "net.routetable"))',
       ].join("\n"),
     );
+  } else if (input.proxy) {
+    sections.push(proxySection(input.proxy));
   } else {
     sections.push("; network: off (no socket, no connection: refused by the default)");
   }

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseSandboxPolicy, type SandboxPolicyInput } from "@shellgate/sandbox";
+import { parseSandboxPolicy, type NetworkProxyRoute, type SandboxPolicyInput } from "@shellgate/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CompiledProfile } from "./sbpl/evaluator.js";
 import {
@@ -42,9 +42,37 @@ interface Shape {
   cwd?: (L: Layout) => string;
   policy: (L: Layout) => SandboxPolicyInput;
   protectedPaths?: (L: Layout) => string[];
+  /** The session proxy's route the plan is made with. */
+  networkProxy?: NetworkProxyRoute;
   expect: Record<string, Verdict>;
   extra?: ExtraQuery[];
 }
+
+/** The session proxy of the proxy-routed shapes; the host's other listener is `HOST_TCP_PORT`. */
+const PROXY: NetworkProxyRoute = { transport: "loopback-tcp", httpPort: 3128, socksPort: 1080 };
+const tcpSocket: Step = { operation: "system-socket", socketDomain: "AF_INET", socketType: "SOCK_STREAM" };
+const connect = (ip: string, port: number): Step => ({ operation: "network-outbound", remote: { ip, port } });
+
+/** What a proxy-routed run may and may not reach; the same for every policy that routes. */
+const PROXY_QUERIES: ExtraQuery[] = [
+  { title: "the HTTP proxy on 127.0.0.1", steps: () => [tcpSocket, connect("127.0.0.1", 3128)], verdict: A },
+  { title: "the SOCKS proxy on 127.0.0.1", steps: () => [tcpSocket, connect("127.0.0.1", 1080)], verdict: A },
+  { title: "the HTTP proxy over IPv6 loopback (a dual-stack socket)", steps: () => [{ ...tcpSocket, socketDomain: "AF_INET6" }, connect("::1", 3128)], verdict: A },
+  { title: "another port on loopback", steps: () => [tcpSocket, connect("127.0.0.1", 3129)], verdict: B },
+  { title: "a host loopback service on the proxy's port number plus one", steps: () => [connect("127.0.0.1", 1081)], verdict: B },
+  { title: "a remote address", steps: () => [tcpSocket, connect("93.184.216.34", 443)], verdict: B },
+  { title: "a remote address on the proxy's port", steps: () => [connect("93.184.216.34", 3128)], verdict: B },
+  { title: "a LAN address on the proxy's port", steps: () => [connect("192.168.1.20", 1080)], verdict: B },
+  { title: "DNS: a UDP socket", steps: () => [{ operation: "system-socket", socketDomain: "AF_INET", socketType: "SOCK_DGRAM" }], verdict: B },
+  { title: "DNS: a public resolver on *:53", steps: () => [connect("8.8.8.8", 53)], verdict: B },
+  { title: "DNS: a resolver on loopback port 53", steps: () => [connect("127.0.0.1", 53)], verdict: B },
+  { title: "DNS: mDNSResponder's unix socket", steps: () => [{ operation: "network-outbound", remote: { unixSocket: "/private/var/run/mDNSResponder" } }], verdict: B },
+  { title: "DNS: the DNS configuration service", steps: () => [{ operation: "mach-lookup", globalName: "com.apple.SystemConfiguration.DNSConfiguration" }], verdict: B },
+  { title: "certificate services (they fetch URLs outside the sandbox)", steps: () => [{ operation: "mach-lookup", globalName: "com.apple.trustd.agent" }], verdict: B },
+  { title: "a listening socket", steps: () => [{ operation: "network-bind" }], verdict: B },
+  { title: "an inbound connection", steps: () => [{ operation: "network-inbound" }], verdict: B },
+  { title: "a kernel-control socket", steps: () => [{ operation: "system-socket", socketDomain: "AF_SYSTEM", socketType: "SOCK_DGRAM" }], verdict: B },
+];
 
 const w = (p: string): Step[] => [{ operation: "file-write-create", path: kernelPath(p) }, { operation: "file-write-data", path: kernelPath(p) }];
 const unlink = (p: string): Step[] => [{ operation: "file-write-unlink", path: kernelPath(p) }];
@@ -59,6 +87,32 @@ const SHAPES: Shape[] = [
     extra: [
       { title: "a listening socket", steps: () => [{ operation: "network-bind" }, { operation: "network-inbound" }], verdict: A },
       { title: "DNS configuration service", steps: () => [{ operation: "mach-lookup", globalName: "com.apple.SystemConfiguration.DNSConfiguration" }], verdict: A },
+    ],
+  },
+  {
+    name: "workspace-write, network through the session proxy",
+    policy: () => ({ mode: "workspace-write", ...ONLY_WORKSPACE }),
+    networkProxy: PROXY,
+    // the kit's listener is on another loopback port, and unix sockets stay closed
+    expect: WORKSPACE_WRITE,
+    extra: PROXY_QUERIES,
+  },
+  {
+    name: "read-only, network through the session proxy",
+    policy: () => ({ mode: "read-only" }),
+    networkProxy: PROXY,
+    expect: { ...WORKSPACE_WRITE, "write-read-only-policy": B, "write-workspace": B },
+    extra: PROXY_QUERIES,
+  },
+  {
+    name: "workspace-write with network on: a proxy route changes nothing",
+    policy: () => ({ mode: "workspace-write", networkAccess: true, ...ONLY_WORKSPACE }),
+    networkProxy: PROXY,
+    expect: { ...WORKSPACE_WRITE, "tcp-to-host-loopback": A, "host-unix-socket": A },
+    extra: [
+      { title: "another port on loopback", steps: () => [tcpSocket, connect("127.0.0.1", 3129)], verdict: A },
+      { title: "a remote address", steps: () => [connect("93.184.216.34", 443)], verdict: A },
+      { title: "DNS", steps: () => [connect("8.8.8.8", 53)], verdict: A },
     ],
   },
   {
@@ -204,7 +258,7 @@ describe.each(SHAPES)("policy shape: $name", (shape) => {
     L = makeLayout(shape.workspaceName);
     shape.setup?.(L);
     const cwd = shape.cwd?.(L) ?? L.workspace;
-    const planned = await plannedProfile(parseSandboxPolicy(shape.policy(L)), cwd, shape.protectedPaths?.(L) ?? []);
+    const planned = await plannedProfile(parseSandboxPolicy(shape.policy(L)), cwd, shape.protectedPaths?.(L) ?? [], shape.networkProxy);
     ({ profile, text, params } = planned);
     // the most permissive sandboxed policy of this layout: everything writable that a policy can make so, network on
     const open = await plannedProfile(parseSandboxPolicy({ mode: "workspace-write", writableRoots: [L.outside, L.extra, L.base], networkAccess: true, ...ONLY_WORKSPACE }), cwd, []);

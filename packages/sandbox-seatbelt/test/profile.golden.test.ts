@@ -20,4 +20,13 @@ describe("profile text (golden)", () => {
     expect(params).toEqual([]);
     expect(text).toMatchSnapshot();
   });
+
+  it("workspace-write, network through the session proxy (ports 3128 and 1080)", () => {
+    const { text, params } = buildSeatbeltProfile({
+      writableRoots: ["/w"], readOnlyPaths: ["/w/.git"], pinnedPaths: ["/w"], deniedReadPaths: [], network: false, proxy: { httpPort: 3128, socksPort: 1080 },
+    });
+    // the ports are in the text (checked integers), never parameters
+    expect(params.map((p) => p.name)).toEqual(["WRITABLE_ROOT_0", "READ_ONLY_0", "PINNED_0"]);
+    expect(text).toMatchSnapshot();
+  });
 });

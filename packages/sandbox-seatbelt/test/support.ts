@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CONFORMANCE_CASES } from "@shellgate/sandbox/conformance";
-import type { SandboxPolicy } from "@shellgate/sandbox";
+import type { NetworkProxyRoute, SandboxPolicy } from "@shellgate/sandbox";
 import { createSeatbeltSandboxBackend, toDarwinCanonicalPath } from "../src/index.js";
 import { compileArgv, compileProfile, type CompiledProfile, type Query } from "./sbpl/evaluator.js";
 
@@ -36,7 +36,14 @@ export interface Layout {
   deniedFile: string;
   /** Another directory a shape may add as a writable root. */
   extra: string;
+  /** A TCP port the host listens on, on loopback (the kit's layout has a real one). */
+  tcpPort?: number;
+  /** A unix socket the host listens on (the kit's layout has a real one). */
+  unixSocket?: string;
 }
+
+/** The host's loopback listener a layout without one is queried with: not a proxy port of any test. */
+export const HOST_TCP_PORT = 45_678;
 
 /** A fresh layout under the OS temp dir; `workspaceName` lets a shape use spaces, quotes, non-ASCII. */
 export function makeLayout(workspaceName = "workspace"): Layout {
@@ -66,11 +73,12 @@ export async function plannedProfile(
   policy: SandboxPolicy,
   cwd: string,
   protectedPaths: readonly string[] = [],
+  networkProxy?: NetworkProxyRoute,
 ): Promise<{ profile: CompiledProfile; params: Record<string, string>; text: string; argv: readonly string[] }> {
   const plan = await createSeatbeltSandboxBackend().plan(
     { argv: [process.execPath, "-e", "0"], cwd, env: PLAN_ENV },
     policy,
-    { sandboxPolicyCwd: cwd, protectedPaths },
+    { sandboxPolicyCwd: cwd, protectedPaths, ...(networkProxy ? { networkProxy } : {}) },
   );
   const { profile, params } = compileArgv(plan.argv);
   return { profile, params, text: plan.argv[2] as string, argv: plan.argv };
@@ -115,8 +123,14 @@ export const CASE_STEPS: Readonly<Record<string, (L: Layout) => Step[]>> = {
     { operation: "file-read-metadata", path: kernelPath(L.deniedFile) },
     { operation: "file-read-data", path: kernelPath(L.deniedFile) },
   ],
-  "tcp-to-host-loopback": () => [{ operation: "system-socket" }, { operation: "network-outbound" }],
-  "host-unix-socket": () => [{ operation: "system-socket" }, { operation: "network-outbound" }],
+  "tcp-to-host-loopback": (L) => [
+    { operation: "system-socket", socketDomain: "AF_INET", socketType: "SOCK_STREAM" },
+    { operation: "network-outbound", remote: { ip: "127.0.0.1", port: L.tcpPort ?? HOST_TCP_PORT } },
+  ],
+  "host-unix-socket": (L) => [
+    { operation: "system-socket", socketDomain: "AF_UNIX", socketType: "SOCK_STREAM" },
+    { operation: "network-outbound", remote: { unixSocket: kernelPath(L.unixSocket ?? path.join(L.base, "host.sock")) } },
+  ],
   "signal-host-process": () => [{ operation: "signal", target: "other" }],
   "write-workspace": (L) => {
     const f = path.join(L.workspace, "ok.txt");

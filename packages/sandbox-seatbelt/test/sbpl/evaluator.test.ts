@@ -112,6 +112,33 @@ describe("SBPL evaluator", () => {
     expect(() => p.evaluate({ operation: "signal" })).toThrow(SbplEvaluationError);
   });
 
+  it("remote ip: localhost is the loopback addresses, * any; the port exactly or *; a unix socket is not an ip", () => {
+    const out = (ip: string, port: number) => ({ operation: "network-outbound" as const, remote: { ip, port } });
+    const p = compileProfile('(version 1)(deny default)(allow network-outbound (remote ip "localhost:3128") (remote ip "*:443"))');
+    expect(p.allows(out("127.0.0.1", 3128))).toBe(true);
+    expect(p.allows(out("127.0.0.53", 3128))).toBe(true);
+    expect(p.allows(out("::1", 3128))).toBe(true);
+    expect(p.allows(out("127.0.0.1", 3129))).toBe(false);
+    expect(p.allows(out("10.0.0.1", 3128))).toBe(false);
+    expect(p.allows(out("93.184.216.34", 443))).toBe(true);
+    expect(p.allows(out("93.184.216.34", 80))).toBe(false);
+    expect(p.allows({ operation: "network-outbound", remote: { unixSocket: "/var/run/docker.sock" } })).toBe(false);
+    // the rule names network-outbound only
+    expect(p.allows({ operation: "network-inbound", remote: { ip: "127.0.0.1", port: 3128 } })).toBe(false);
+    const anyPort = compileProfile('(version 1)(deny default)(allow network-outbound (remote ip "localhost:*"))');
+    expect([anyPort.allows(out("127.0.0.1", 1)), anyPort.allows(out("8.8.8.8", 53))]).toEqual([true, false]);
+    // a filter on remote applied to a query that does not say where it goes is an error
+    expect(() => p.evaluate({ operation: "network-outbound" })).toThrow(SbplEvaluationError);
+  });
+
+  it("socket-domain and socket-type, combined with require-all", () => {
+    const p = compileProfile("(version 1)(deny default)(allow system-socket (require-all (socket-domain AF_INET) (socket-type SOCK_STREAM)))");
+    expect(p.allows({ operation: "system-socket", socketDomain: "AF_INET", socketType: "SOCK_STREAM" })).toBe(true);
+    expect(p.allows({ operation: "system-socket", socketDomain: "AF_INET", socketType: "SOCK_DGRAM" })).toBe(false);
+    expect(p.allows({ operation: "system-socket", socketDomain: "AF_UNIX", socketType: "SOCK_STREAM" })).toBe(false);
+    expect(() => p.evaluate({ operation: "system-socket" })).toThrow(SbplEvaluationError);
+  });
+
   it.each([
     ["(deny default)", /starts with \(version 1\)/],
     ["(version 1)(allow file-write*)", /sets no default/],
@@ -121,6 +148,11 @@ describe("SBPL evaluator", () => {
     ['(version 1)(deny default)(allow file-write* (subpath (string-append "/a" "/b")))', /needs a string or \(param/],
     ["(version 1)(deny default)(define x 1)", /unsupported form/],
     ['(version 1)(deny default)(allow file-write* (literal "/a") file-read*)', /after a filter/],
+    // Seatbelt takes only localhost or * as the host of a network filter
+    ['(version 1)(deny default)(allow network-outbound (remote ip "127.0.0.1:80"))', /localhost:PORT or \*:PORT/],
+    ['(version 1)(deny default)(allow network-outbound (remote ip "localhost:0"))', /port out of range/],
+    ['(version 1)(deny default)(allow network-outbound (remote tcp "localhost:80"))', /unsupported remote kind tcp/],
+    ["(version 1)(deny default)(allow system-socket (socket-domain AF_BOGUS))", /unsupported socket-domain/],
   ])("refuses what it does not model: %s", (text, message) => {
     expect(() => compileProfile(text)).toThrow(message);
   });

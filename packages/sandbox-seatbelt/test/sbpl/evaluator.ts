@@ -4,7 +4,10 @@
 // `file-write-data`, `file-write-create`, …). It knows exactly the vocabulary the generated
 // profiles use and throws on anything else, so that a profile cannot pass by using a form it
 // misreads. It does not resolve paths: the query's path is the one the kernel hands Seatbelt
-// (symlinks and `..` resolved, macOS-canonical); the test harness resolves it.
+// (symlinks and `..` resolved, macOS-canonical); the test harness resolves it. Network filters:
+// `(remote ip "HOST:PORT")` with HOST `localhost` (the loopback addresses) or `*` and PORT a number
+// or `*`, the only forms Seatbelt accepts (it refuses `127.0.0.1:80`, and so does this); and
+// `socket-domain`/`socket-type` on the socket a `system-socket` query creates.
 import { readSExprs, type SExpr } from "./sexpr.js";
 
 /** Every concrete operation a query may name; rules may name these, a family (`file-write*`) or `default`. */
@@ -32,7 +35,20 @@ export interface Query {
   globalName?: string;
   iokitClass?: string;
   ipcName?: string;
+  /** For `network-*`: where the socket connects or sends to (an IP address and port, or a unix socket's path). */
+  remote?: { ip: string; port: number } | { unixSocket: string };
+  /** For `system-socket`: the socket's domain and type, as their C names (`AF_INET`, `SOCK_STREAM`). */
+  socketDomain?: string;
+  socketType?: string;
 }
+
+/** What Seatbelt's `localhost` stands for: the loopback addresses, IPv4 (127/8) and IPv6 (::1). */
+function isLoopback(ip: string): boolean {
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(ip) || ip === "::1";
+}
+
+const SOCKET_DOMAINS = new Set(["AF_INET", "AF_INET6", "AF_UNIX", "AF_SYSTEM", "AF_ROUTE"]);
+const SOCKET_TYPES = new Set(["SOCK_STREAM", "SOCK_DGRAM", "SOCK_RAW"]);
 
 export interface Decision {
   decision: "allow" | "deny";
@@ -185,6 +201,30 @@ export class CompiledProfile {
         const t = one();
         if (t?.kind !== "symbol" || t.name !== "same-sandbox") throw new SbplEvaluationError(`unsupported target: ${describe(e)}`);
         return (q) => attr("target", q) === "same-sandbox";
+      }
+      case "remote": {
+        const [kind, address] = args;
+        if (args.length !== 2 || kind?.kind !== "symbol" || address?.kind !== "string") throw new SbplEvaluationError(`remote takes a kind and an address: ${describe(e)}`);
+        if (kind.name !== "ip") throw new SbplEvaluationError(`unsupported remote kind ${kind.name}`);
+        const m = /^(localhost|\*):(\*|\d+)$/.exec(address.value);
+        if (!m) throw new SbplEvaluationError(`a remote address is localhost:PORT or *:PORT (PORT a number or *), got ${JSON.stringify(address.value)}`);
+        const host = m[1] as string;
+        const port = m[2] === "*" ? undefined : Number(m[2]);
+        if (port !== undefined && (port < 1 || port > 65535)) throw new SbplEvaluationError(`port out of range in ${describe(e)}`);
+        return (q) => {
+          const r = q.remote;
+          if (r === undefined) throw new SbplEvaluationError(`filter ${describe(e)} applied to a ${q.operation} query without remote`);
+          if (!("ip" in r)) return false;
+          return (host === "*" || isLoopback(r.ip)) && (port === undefined || r.port === port);
+        };
+      }
+      case "socket-domain":
+      case "socket-type": {
+        const v = one();
+        const known = name === "socket-domain" ? SOCKET_DOMAINS : SOCKET_TYPES;
+        if (v?.kind !== "symbol" || !known.has(v.name)) throw new SbplEvaluationError(`unsupported ${name}: ${describe(e)}`);
+        const key = name === "socket-domain" ? "socketDomain" : "socketType";
+        return (q) => attr(key, q) === v.name;
       }
       case "sysctl-name":
       case "global-name":
