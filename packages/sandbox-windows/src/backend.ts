@@ -92,7 +92,8 @@ function localAppData(env: Readonly<Record<string, string | undefined>>, ...name
  * The Windows sandbox backend: a restricted token (max privileges dropped, LUA, write-restricted)
  * carrying capability SIDs, ACEs granting those SIDs the writable roots and denying them the
  * protected paths and their placeholders, the command started through a small runner inside a
- * kill-on-close job object. The network block without elevation is advisory (environment).
+ * kill-on-close job object. The network block without elevation is advisory (environment), and so
+ * is proxy-routed network: the proxy variables point at the session proxy's loopback ports.
  */
 export function createWindowsSandboxBackend(options: WindowsSandboxBackendOptions = {}): SandboxBackend {
   const parsed = OptionsSchema.safeParse(options);
@@ -146,7 +147,11 @@ export function createWindowsSandboxBackend(options: WindowsSandboxBackendOption
     } catch (error) {
       return { available: false, reason: (error as Error).message };
     }
-    const notes = ["network off is advisory (proxy variables, offline flags, ssh/scp stubs): a program that opens sockets itself is not stopped", "denied-read paths are refused (they need the elevated mode, not implemented)"];
+    const notes = [
+      "network off is advisory (proxy variables, offline flags, ssh/scp stubs): a program that opens sockets itself is not stopped",
+      "proxy-routed network is advisory (proxy variables): a program that opens sockets itself does not go through the proxy",
+      "denied-read paths are refused (they need the elevated mode, not implemented)",
+    ];
     return { available: true, isolation: isolationOf("workspace-write", false, false), notes };
   }
 
@@ -257,6 +262,7 @@ export function createWindowsSandboxBackend(options: WindowsSandboxBackendOption
       sandboxType: "windows",
       isolation: run.sandboxPlan.isolation,
       denialSignals: WINDOWS_DENIAL_SIGNALS,
+      networkMode: run.networkMode,
       cleanup: () => (cleaned ??= release()),
     };
   }
@@ -267,6 +273,8 @@ export function createWindowsSandboxBackend(options: WindowsSandboxBackendOption
     sandboxType: "windows",
     envMarkers: ENV_MARKERS,
     denialSignals: WINDOWS_DENIAL_SIGNALS,
+    // Advisory without elevation: the run is told where the proxy is, nothing keeps it from going around it.
+    proxyTransport: "loopback-tcp",
     isAvailable,
     plan,
     transform,

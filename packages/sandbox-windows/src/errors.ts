@@ -17,7 +17,9 @@ export type WindowsSandboxFailure =
   /** Something this version plans but does not carry out (the elevated sandbox-user mode). */
   | "not-implemented"
   /** A backend option is malformed. */
-  | "invalid-options";
+  | "invalid-options"
+  /** The session proxy's route has a port that is not an integer from 1 to 65535 (the message names the field). */
+  | "invalid-proxy-route";
 
 /**
  * The Windows backend could not sandbox a command. Extends the shared `SandboxTransformError`

@@ -5,7 +5,8 @@ export { computeWindowsWritableRoots, parseGitdirLine, envValue, type WinWritabl
 export { aclSteps, NUL_DEVICE, TOKEN_FLAGS, JOB_LIMITS, PROCESS_FLAGS, type WinStep, type AceStep, type Capability, type AccessRight, type Inheritance } from "./steps.js";
 export { parseWinPath, winKey, samePath, isWithinWin, toApiPath, type WinPath, type WinPathForm } from "./win-path.js";
 export { treeWinFs, nodeWinFs, UNKNOWN_FS, type WinFsView, type WinEntry, type WinTreeNode } from "./win-fs.js";
-export { networkEnvBlock, mapNullDevice, DEAD_PROXY, DENYBIN_PROGRAMS, DENYBIN_STUB, type NetworkEnvBlock } from "./network-block.js";
+export { networkEnvBlock, proxyEnvBlock, mapNullDevice, DEAD_PROXY, DENYBIN_PROGRAMS, DENYBIN_STUB, type NetworkEnvBlock, type ProxyEnv } from "./network-block.js";
+export { windowsProxy, type WindowsProxy } from "./proxy-route.js";
 export { quoteWindowsArg, windowsCommandLine } from "./command-line.js";
 export { fileSidStore, memorySidStore, defaultSidStorePath, newCapabilitySid, type SidStore, type CapabilitySids } from "./sid-store.js";
 export { accessMask, inheritanceFlags, ACCESS_MASKS, type Win32Api, type Win32Handle, type AceRecord, type CreateProcessRequest } from "./win32-api.js";

@@ -1,6 +1,7 @@
 // Network "blocking" without elevation: the environment-based scheme of the Codex Windows runner
 // (exec-sandbox-spec §3.2). It only stops programs that honour these variables; anything that
 // opens a socket itself still reaches the network. Plans and runs say so ("network: advisory").
+import { proxyEnvironment, type ProxyUrls } from "@shellgate/sandbox";
 import { winJoin } from "./win-path.js";
 
 /** Proxy variables pointed at a dead local port (the discard port, where nothing listens). */
@@ -74,4 +75,26 @@ export function mapNullDevice(env: Readonly<Record<string, string>>): Record<str
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v === "/dev/null") out[k] = "NUL";
   return out;
+}
+
+/** What a proxy-routed run changes in the environment. */
+export interface ProxyEnv {
+  /** The proxy variables, pointing at the session proxy. */
+  readonly set: Readonly<Record<string, string>>;
+  /** Other spellings of those names the command inherits (Windows names are case-insensitive). */
+  readonly unset: readonly string[];
+}
+
+/**
+ * The environment of a proxy-routed run: the shared `proxyEnvironment` for the session proxy, in
+ * place of the network-off block, not on top of it. Its dead proxy would override the real one,
+ * and its offline flags (`NPM_CONFIG_OFFLINE`, `PIP_NO_INDEX`…) and ssh stubs would stop the very
+ * tools the proxy is there to let through, so none of them is set. An inherited spelling of a name
+ * set here that differs only in case (`Http_Proxy`) is removed, since Windows would read either one.
+ */
+export function proxyEnvBlock(env: Readonly<Record<string, string>>, urls: ProxyUrls): ProxyEnv {
+  const set = proxyEnvironment(urls);
+  const names = new Set(Object.keys(set).map((k) => k.toUpperCase()));
+  const unset = Object.keys(env).filter((k) => names.has(k.toUpperCase()) && !Object.hasOwn(set, k));
+  return { set, unset };
 }

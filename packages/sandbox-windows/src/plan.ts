@@ -2,16 +2,18 @@
 // host, and the same data the transform carries out, so the dry run on Linux shows what a run on
 // Windows would do.
 import {
-  policyAllowsNetwork,
+  networkModeOf,
   policyRequiresPlatformSandbox,
   type CommandSpec,
+  type NetworkMode,
   type SandboxPlan,
   type SandboxPolicy,
   type TransformOptions,
 } from "@shellgate/sandbox";
 import { windowsCommandLine } from "./command-line.js";
 import { WindowsSandboxError } from "./errors.js";
-import { mapNullDevice, networkEnvBlock, type NetworkEnvBlock } from "./network-block.js";
+import { mapNullDevice, networkEnvBlock, proxyEnvBlock, type NetworkEnvBlock } from "./network-block.js";
+import { windowsProxy, type WindowsProxy } from "./proxy-route.js";
 import { computeWindowsWritableRoots, type DroppedRoot, type WinWritableRoot } from "./roots.js";
 import { aclSteps, JOB_LIMITS, PROCESS_FLAGS, TOKEN_FLAGS, type Capability, type WinStep } from "./steps.js";
 import type { WinFsView } from "./win-fs.js";
@@ -56,7 +58,11 @@ export interface WindowsRunPlan {
   readonly dropped: readonly DroppedRoot[];
   readonly capabilities: readonly Capability[];
   readonly steps: readonly WinStep[];
+  /** The network-off block (unelevated, network off, no proxy). */
   readonly network: NetworkEnvBlock | undefined;
+  readonly networkMode: NetworkMode;
+  /** The session proxy, in proxy mode. */
+  readonly proxy: WindowsProxy | undefined;
   readonly env: Readonly<Record<string, string>>;
   readonly unsetEnv: readonly string[];
   /** The runner request with SIDs as `<capability:ROLE>` placeholders; the transform fills them in. */
@@ -73,11 +79,19 @@ export function runnerArgv(settings: Pick<WindowsPlanSettings, "nodePath" | "run
   return [settings.nodePath, settings.runnerPath, "--request", JSON.stringify(request)];
 }
 
-/** What a run with this policy enforces, in words (`ExecEnv.isolation`). */
-export function isolationOf(mode: "read-only" | "workspace-write", network: boolean, elevated: boolean): string {
+/**
+ * What a run with this policy enforces, in words (`ExecEnv.isolation`). `network`: the run's
+ * network mode (`true`/`false` are `"full"`/`"off"`). Without elevation nothing confines sockets,
+ * so "off" and "proxy" both say advisory.
+ */
+export function isolationOf(mode: "read-only" | "workspace-write", network: boolean | NetworkMode, elevated: boolean): string {
   const base = elevated ? "sandbox-user+acl" : "restricted-token+acl";
-  const net = network ? "network: allowed" : elevated ? "network: firewall" : "network: advisory (env)";
-  return `${base}${mode === "read-only" ? " (read-only)" : ""}; ${net}`;
+  const net = network === true ? "full" : network === false ? "off" : network;
+  const words =
+    net === "full" ? "network: allowed"
+    : net === "proxy" ? (elevated ? "network: proxy (firewall)" : "network: proxy, advisory (env)")
+    : elevated ? "network: firewall" : "network: advisory (env)";
+  return `${base}${mode === "read-only" ? " (read-only)" : ""}; ${words}`;
 }
 
 /**
@@ -95,10 +109,14 @@ export async function planWindowsRun(spec: CommandSpec, policy: SandboxPolicy, o
         backend: "windows", sandboxType: "none", isolation: "none", argv: [...spec.argv], cwd: spec.cwd, env: {}, unsetEnv: [],
         plan: { sandboxed: false, reason: `policy "${policy.mode}" needs no platform sandbox` },
       },
-      sandboxed: false, roots: [], dropped: [], capabilities: [], steps: [], network: undefined, env: {}, unsetEnv: [], request,
+      sandboxed: false, roots: [], dropped: [], capabilities: [], steps: [], network: undefined, networkMode: networkModeOf(policy, opts.networkProxy), proxy: undefined,
+      env: {}, unsetEnv: [], request,
     };
   }
   const mode = policy.mode;
+  const networkMode = networkModeOf(policy, opts.networkProxy);
+  // The route is checked first: a bad one is the caller's error whatever the paths.
+  const proxy = networkMode === "proxy" && opts.networkProxy ? windowsProxy(opts.networkProxy) : undefined;
   const parse = (p: string, field: string) => parseWinPath(p, field, { allowRootedNoDrive: offWindows });
   const cwd = parse(spec.cwd, "cwd").path;
   if (policy.deniedReadPaths.length > 0 && !settings.elevated) {
@@ -116,12 +134,15 @@ export async function planWindowsRun(spec: CommandSpec, policy: SandboxPolicy, o
     fs: settings.fs,
     allowRootedNoDrive: offWindows,
   });
-  const network = policyAllowsNetwork(policy);
+  const network = networkMode === "full";
   const capabilities: Capability[] = mode === "read-only" ? ["readonly"] : roots.some((r) => r.capability === "cwd") ? ["workspace", "cwd"] : ["workspace"];
 
-  const block = network || settings.elevated ? undefined : networkEnvBlock(spec.env, settings.denybinDir);
-  const env: Record<string, string> = { ...mapNullDevice(spec.env), ...(block?.set ?? {}) };
-  const unsetEnv = block ? [...block.unset] : [];
+  // Proxy mode replaces the network-off block (see proxyEnvBlock), elevated or not: the firewall
+  // leaves the proxy open, the variables tell tools it is there.
+  const block = network || proxy || settings.elevated ? undefined : networkEnvBlock(spec.env, settings.denybinDir);
+  const proxyEnv = proxy ? proxyEnvBlock(spec.env, proxy) : undefined;
+  const env: Record<string, string> = { ...mapNullDevice(spec.env), ...(block?.set ?? {}), ...(proxyEnv?.set ?? {}) };
+  const unsetEnv = block ? [...block.unset] : proxyEnv ? [...proxyEnv.unset] : [];
 
   const steps: WinStep[] = [
     { step: "capability-sids", phase: "host-before", capabilities, store: settings.sidStorePath },
@@ -131,7 +152,15 @@ export async function planWindowsRun(spec: CommandSpec, policy: SandboxPolicy, o
     for (const p of deniedReads) {
       steps.push({ step: "deny-ace", phase: "host-before", path: p, capabilities: ["sandbox-user"], rights: ["GENERIC_READ", "GENERIC_EXECUTE"], inheritance: "this-and-children", why: "denied-read path (for the sandbox user account)" });
     }
-    if (!network) steps.push({ step: "firewall-block", phase: "host-before", rule: "shellgate-sandbox: block outbound for the sandbox user", direction: "outbound", identity: "sandbox-user" });
+    if (proxy) {
+      const except = [...new Set([proxy.httpPort, proxy.socksPort])].map((remotePort) => ({ protocol: "TCP" as const, remoteAddress: "127.0.0.1" as const, remotePort }));
+      steps.push({
+        step: "firewall-block", phase: "host-before", direction: "outbound", identity: "sandbox-user", except,
+        rule: `shellgate-sandbox: block outbound for the sandbox user except TCP to the session proxy on ${except.map((e) => `127.0.0.1:${e.remotePort}`).join(" and ")}`,
+      });
+    } else if (!network) {
+      steps.push({ step: "firewall-block", phase: "host-before", rule: "shellgate-sandbox: block outbound for the sandbox user", direction: "outbound", identity: "sandbox-user" });
+    }
   } else if (block) {
     steps.push({ step: "write-denybin", phase: "host-before", dir: block.denybin.dir, files: block.denybin.files });
   }
@@ -153,10 +182,22 @@ export async function planWindowsRun(spec: CommandSpec, policy: SandboxPolicy, o
     capabilities: capabilities.map((role) => ({ role, sid: sidPlaceholder(role) })),
     tokenFlags: TOKEN_FLAGS, jobLimits: JOB_LIMITS, processFlags: PROCESS_FLAGS,
   };
-  const isolation = isolationOf(mode, network, settings.elevated);
+  const isolation = isolationOf(mode, networkMode, settings.elevated);
   const notes: string[] = [];
   if (offWindows) notes.push(`planned on ${settings.hostPlatform}: paths without a drive letter (POSIX paths) are shown as Windows would read them, on the current drive; nothing on disk was read, so which carve-outs exist is "unknown" and each missing one gets a placeholder at run time`);
-  if (!network && !settings.elevated) notes.push("the network block is advisory: proxy variables, offline flags and ssh/scp stubs stop tools that honour them; a program that opens sockets itself still reaches the network");
+  if (networkMode === "off" && !settings.elevated) notes.push("the network block is advisory: proxy variables, offline flags and ssh/scp stubs stop tools that honour them; a program that opens sockets itself still reaches the network");
+  if (proxy && !settings.elevated) {
+    notes.push(
+      "the proxy routing is advisory: the proxy variables send tools that honour them through the session proxy, which decides per host; " +
+        "the restricted token cannot confine sockets without elevation, so a program that opens sockets itself reaches the network directly",
+    );
+  }
+  if (proxy && settings.elevated) {
+    notes.push(
+      "the firewall must leave only TCP to the two proxy ports on 127.0.0.1 open for the sandbox user: Windows Firewall block rules win over allow rules " +
+        "and loopback traffic is not filtered by them, so the elevated mode needs WFP filters (a permit for the two ports above a block of everything else, loopback included)",
+    );
+  }
   if (settings.elevated) notes.push("the elevated mode (sandbox user account, firewall rule, deny-read ACEs) is planned only: this version's transform refuses it");
   for (const r of roots) if (r.via) notes.push(`the writable root ${r.via} is a junction or link: its ACEs go on the target ${r.path}`);
 
@@ -175,8 +216,10 @@ export async function planWindowsRun(spec: CommandSpec, policy: SandboxPolicy, o
       readOnly: roots.flatMap((r) => r.readOnly.map((c) => ({ path: c.path, root: r.path, reason: c.reason, exists: c.exists, ...(c.placeholder ? { placeholder: c.placeholder } : {}) }))),
       pinned: roots.flatMap((r) => [...r.pinned]),
       droppedRoots: dropped.map((d) => ({ ...d })),
-      network: network ? "allowed" : "blocked",
+      network: network ? "allowed" : proxy ? "proxy" : "blocked",
+      networkMode,
       networkEnforcement: network ? "none" : settings.elevated ? "firewall" : "advisory-env",
+      ...(proxy ? { proxy: { transport: "loopback-tcp", httpPort: proxy.httpPort, socksPort: proxy.socksPort, http: proxy.http, socks: proxy.socks } } : {}),
       deniedReadPaths: deniedReads,
       token: { api: "CreateRestrictedToken", flags: [...TOKEN_FLAGS], restrictingSids: [...capabilities] },
       job: { limits: [...JOB_LIMITS] },
@@ -195,5 +238,5 @@ export async function planWindowsRun(spec: CommandSpec, policy: SandboxPolicy, o
       notes,
     },
   };
-  return { sandboxPlan, sandboxed: true, roots, dropped, capabilities, steps, network: block, env, unsetEnv, request };
+  return { sandboxPlan, sandboxed: true, roots, dropped, capabilities, steps, network: block, networkMode, proxy, env, unsetEnv, request };
 }

@@ -34,7 +34,15 @@ export type WinStep =
   | { readonly step: "create-placeholder"; readonly phase: "host-before"; readonly path: string; readonly protects: string }
   | AceStep
   | { readonly step: "write-denybin"; readonly phase: "host-before"; readonly dir: string; readonly files: readonly string[] }
-  | { readonly step: "firewall-block"; readonly phase: "host-before"; readonly rule: string; readonly direction: "outbound"; readonly identity: "sandbox-user" }
+  | {
+      readonly step: "firewall-block";
+      readonly phase: "host-before";
+      readonly rule: string;
+      readonly direction: "outbound";
+      readonly identity: "sandbox-user";
+      /** Proxy mode: the only destinations left open (the session proxy's loopback ports). */
+      readonly except?: ReadonlyArray<{ readonly protocol: "TCP"; readonly remoteAddress: "127.0.0.1"; readonly remotePort: number }>;
+    }
   | { readonly step: "create-restricted-token"; readonly phase: "runner"; readonly api: "CreateRestrictedToken"; readonly flags: readonly string[]; readonly restrictingSids: readonly Capability[] }
   | { readonly step: "create-job-object"; readonly phase: "runner"; readonly limits: readonly string[] }
   | { readonly step: "create-process"; readonly phase: "runner"; readonly api: "CreateProcessAsUserW"; readonly flags: readonly string[]; readonly commandLine: string; readonly cwd: string; readonly stdio: "inherited" }
