@@ -1,20 +1,64 @@
 /** `--explain`: a human-readable account of which rules matched and why the decision is what it is. */
-import type { Evaluation, NetworkRule } from "@shellgate/execpolicy";
+import type { Evaluation, HostEvaluation, NetworkRule, RuleSandboxGrant } from "@shellgate/execpolicy";
 
 function quote(token: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(token) ? token : JSON.stringify(token);
 }
 
-/** The one line saying that the loaded `network_rule`s do nothing yet ("" when there are none). */
+/** Where network rules take effect: said wherever policy-check reports on them, since it enforces nothing itself. */
+const NETWORK_ENFORCEMENT = "shellgate's network proxy enforces network rules for `shellgate exec` and `shellgate mcp` sessions; policy-check only reports them";
+
+/** The one line saying where the loaded `network_rule`s take effect ("" when there are none). */
 export function networkRulesNote(rules: readonly NetworkRule[]): string {
   if (rules.length === 0) return "";
   const first = rules[0]!.source;
-  return `note: ${rules.length} network_rule(s) loaded (first at ${first.file}:${first.line}:${first.column}) have no effect yet: shellgate does not enforce domain policy; network access is decided by the sandbox's --network setting alone\n`;
+  return `note: ${rules.length} network_rule(s) loaded (first at ${first.file}:${first.line}:${first.column}) play no part in command decisions: ${NETWORK_ENFORCEMENT} (ask about a host with --host HOST)\n`;
 }
 
-/** Render the explanation text for one evaluated command (plus the network-rules note, when any were loaded). */
-export function explainEvaluation(command: readonly string[], ev: Evaluation, resolve: boolean, networkRules: readonly NetworkRule[] = []): string {
-  return explainCommand(command, ev, resolve) + networkRulesNote(networkRules);
+/** The JSON `policy-check --host` prints: `{"host":…,"decision"?:…,"rule"?:{file,line,column,protocol,justification?}}`. */
+export function hostEvaluationJson(ev: HostEvaluation): { host: string; decision?: string; rule?: Record<string, unknown> } {
+  if (ev.rule === undefined || ev.decision === undefined) return { host: ev.host };
+  const rule: Record<string, unknown> = { file: ev.rule.source.file, line: ev.rule.source.line, column: ev.rule.source.column, protocol: ev.rule.protocol };
+  if (ev.rule.justification !== undefined) rule["justification"] = ev.rule.justification;
+  return { host: ev.host, decision: ev.decision, rule };
+}
+
+/**
+ * `--host H --explain`: the deciding rule's file:line:col, and every earlier rule naming the host
+ * (overridden, since the last one decides), so a surprising answer can be traced.
+ */
+export function explainHost(given: string, ev: HostEvaluation, rules: readonly NetworkRule[]): string {
+  const lines = [`host: ${quote(ev.host)}${ev.host !== given ? ` (normalised from ${JSON.stringify(given)})` : ""}`];
+  const naming = rules.filter((r) => r.host === ev.host);
+  if (ev.rule === undefined || ev.decision === undefined) {
+    lines.push(`decision: none — no network_rule names this host (the JSON output omits "decision")`);
+  } else {
+    const n = naming.length;
+    lines.push(`decision: ${ev.decision} — ${n === 1 ? "the only network_rule naming this host" : `the last of ${n} network_rules naming this host (the last one decides, whatever its protocol)`}`);
+    naming.forEach((r, i) => {
+      const mark = r === ev.rule ? "*" : " ";
+      lines.push(`${mark} ${i + 1}. ${r.source.file}:${r.source.line}:${r.source.column}  ${r.decision}  protocol: ${r.protocol}`);
+      if (r.justification !== undefined) lines.push(`       justification: ${r.justification}`);
+    });
+  }
+  lines.push(`note: ${NETWORK_ENFORCEMENT}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Render the explanation text for one evaluated command: its matches, the sandbox its rules grant
+ * (`grant`, from `ruleSandboxGrant`; shellgate's `prefix_rule(sandbox=…)` extension) and the
+ * network-rules note, when any were loaded.
+ */
+export function explainEvaluation(command: readonly string[], ev: Evaluation, resolve: boolean, networkRules: readonly NetworkRule[] = [], grant?: RuleSandboxGrant): string {
+  return explainCommand(command, ev, resolve) + grantLine(grant) + networkRulesNote(networkRules);
+}
+
+function grantLine(grant: RuleSandboxGrant | undefined): string {
+  if (grant === undefined) return "";
+  const hosts = grant.network.length ? `network only to ${grant.network.map(quote).join(", ")}` : "no network";
+  const from = grant.sources.map((s) => `${s.file}:${s.line}:${s.column}`).join(", ");
+  return `sandbox: ${grant.sandbox}, ${hosts} — from the rule(s) with that decision that carry sandbox= (${from}); strictest mode, hosts every one of them allows\n`;
 }
 
 function explainCommand(command: readonly string[], ev: Evaluation, resolve: boolean): string {
@@ -34,6 +78,7 @@ function explainCommand(command: readonly string[], ev: Evaluation, resolve: boo
     lines.push(`${mark} ${i + 1}. ${m.source.file}:${m.source.line}:${m.source.column}  ${m.decision}  matched prefix: ${m.matchedPrefix.map(quote).join(" ")}`);
     if (m.resolvedProgram !== undefined) lines.push(`       via host executable ${m.resolvedProgram} (basename fallback)`);
     if (m.justification !== undefined) lines.push(`       justification: ${m.justification}`);
+    if (m.sandbox !== undefined) lines.push(`       sandbox: ${m.sandbox}${m.network !== undefined ? `; network: ${m.network.length ? m.network.map(quote).join(", ") : "none"}` : ""}`);
   });
   return `${lines.join("\n")}\n`;
 }

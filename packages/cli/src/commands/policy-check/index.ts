@@ -1,6 +1,6 @@
 /**
  * `policy-check` (and `shellgate policy check`): Codex-compatible `execpolicy check`, plus
- * `--explain`, `--stdin` batch mode and `test FILES`. Start-up is kept lean: only
+ * `--explain`, `--stdin` batch mode, `--host HOST` (how the network rules treat a host) and `test FILES`. Start-up is kept lean: only
  * `@shellgate/execpolicy` is loaded, and only after the arguments have been validated.
  */
 import { POLICY_CHECK_USAGE, UsageError, parsePolicyCheckArgs } from "./args.js";
@@ -52,7 +52,28 @@ export async function run(args: string[]): Promise<number> {
       await write(process.stdout, text);
       return ok ? 0 : 1;
     }
+    if (parsed.mode === "host") {
+      // Checked before the rules are read: a host network_rule could not name is a usage mistake, whatever the files say.
+      try {
+        ep.normalizeNetworkHost(parsed.host);
+      } catch (e) {
+        if (!(e instanceof ep.InvalidNetworkHostError)) throw e;
+        await write(process.stderr, `policy-check: error[${e.code}]: --host ${JSON.stringify(parsed.host)}: ${e.message}\n`);
+        return 2;
+      }
+    }
     const policy = await ep.loadPolicy(parsed.rules, { cacheDir: cacheDirOption(ep.defaultPolicyCacheDir) });
+    if (parsed.mode === "host") {
+      const { explainHost, hostEvaluationJson } = await import("./explain.js");
+      const hostEv = policy.evaluateHost(parsed.host);
+      if (parsed.explain) {
+        await write(process.stdout, explainHost(parsed.host, hostEv, policy.networkRules));
+        return 0;
+      }
+      const json = hostEvaluationJson(hostEv);
+      await write(process.stdout, `${parsed.pretty ? JSON.stringify(json, null, 2) : JSON.stringify(json)}\n`);
+      return 0;
+    }
     if (parsed.mode === "stdin") {
       const { runBatch } = await import("./batch.js");
       const bad = await runBatch(policy, process.stdin, process.stdout, parsed);
@@ -61,7 +82,7 @@ export async function run(args: string[]): Promise<number> {
     const evaluation = policy.evaluate(parsed.command, { resolveHostExecutables: parsed.resolveHostExecutables });
     if (parsed.explain) {
       const { explainEvaluation } = await import("./explain.js");
-      await write(process.stdout, explainEvaluation(parsed.command, evaluation, parsed.resolveHostExecutables, policy.networkRules));
+      await write(process.stdout, explainEvaluation(parsed.command, evaluation, parsed.resolveHostExecutables, policy.networkRules, ep.ruleSandboxGrant(evaluation)));
       return 0;
     }
     const json = ep.evaluationToCodexJson(evaluation);

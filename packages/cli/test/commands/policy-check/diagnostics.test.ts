@@ -56,13 +56,14 @@ describe("policy-check bin: located diagnostics", () => {
   });
 });
 
-describe("policy-check bin: network_rule has no effect yet", () => {
-  it("--explain says so in one line; the JSON output is unchanged", async () => {
+describe("policy-check bin: network rules", () => {
+  it("--explain says in one line where they take effect; the JSON output is unchanged", async () => {
     const file = await rules("net.rules", 'prefix_rule(pattern=["curl"], decision="prompt")\nnetwork_rule(host="example.com", protocol="https", decision="allow")\n');
     const explained = await run(["--rules", file, "--explain", "curl", "https://example.com"]);
     expect(explained.code).toBe(0);
     const notes = explained.stdout.split("\n").filter((l) => l.startsWith("note:"));
-    expect(notes).toEqual([`note: 1 network_rule(s) loaded (first at ${file}:2:1) have no effect yet: shellgate does not enforce domain policy; network access is decided by the sandbox's --network setting alone`]);
+    expect(notes).toEqual([`note: 1 network_rule(s) loaded (first at ${file}:2:1) play no part in command decisions: shellgate's network proxy enforces network rules for \`shellgate exec\` and \`shellgate mcp\` sessions; policy-check only reports them (ask about a host with --host HOST)`]);
+    expect(explained.stdout).not.toContain("no effect");
     const plain = await run(["--rules", file, "curl", "https://example.com"]);
     expect(plain.stdout).toBe('{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["curl"],"decision":"prompt"}}],"decision":"prompt"}\n');
     // Served from the compiled-policy cache the second time: the note must survive it.
@@ -84,5 +85,7 @@ describe("policy-check --help", () => {
     expect(r.stdout).toContain("Examples:\n  policy-check --rules ~/.codex/rules/default.rules -- git push origin main\n");
     expect(r.stdout).toContain(`printf '%s\\n' '["git","status"]' '["rm","-rf","/"]' | policy-check -r default.rules --stdin`);
     expect(r.stdout).toContain('tabulated in the CLI README ("Exit codes")');
+    expect(r.stdout).toContain("policy-check --rules <PATH>... --host <HOST> [--explain] [--pretty]");
+    expect(r.stdout).toContain("--host <HOST>             report how network_rule entries treat HOST (no command)");
   });
 });
