@@ -2,6 +2,7 @@
  * shellgate-sandbox-helper: the last step before a sandboxed command runs.
  *
  *   shellgate-sandbox-helper [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
+ *   shellgate-sandbox-helper [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
  *   shellgate-sandbox-helper --cgroup DIR --exec-only -- /ABS/PROG [ARG...]
  *   shellgate-sandbox-helper --probe
  *
@@ -16,6 +17,12 @@
  * end, so they never act on bubblewrap or on this helper. --foreground (only for a terminal the caller
  * allocated for this run) makes CMD a process group of its own and the terminal's foreground group,
  * so that Ctrl-C and Ctrl-Z reach CMD and its jobs, never bubblewrap or the reaper.
+ *
+ * --net proxy (under bubblewrap only: CMD has a network namespace of its own with nothing but lo)
+ * listens on 127.0.0.1:PORT for each --relay before CMD starts, and leaves a relay process that
+ * joins every connection to a fresh connect() of its unix SOCKET (the session proxy, bound into the
+ * sandbox read-only). CMD may then create IP sockets only: AF_UNIX and every other family stay
+ * refused as with --net off, since a read-only bind still lets connect() reach a host daemon.
  *
  * This is security code: every system call is checked and any failure aborts before CMD runs
  * (exit 125). 127 means CMD was not found, 126 that it could not be executed.
@@ -34,6 +41,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -42,7 +52,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXIT_SETUP 125
@@ -50,6 +62,10 @@
 #define EXIT_NOTFOUND 127
 #define MAX_RW 256
 #define MAX_ENV 256
+#define MAX_RELAYS 4
+
+/* What CMD's network is: none, the host's, or loopback only with relays to the session proxy. */
+enum net_mode { NET_OFF = 0, NET_ON = 1, NET_PROXY = 2 };
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the seccomp filter reads the low word of syscall arguments; big-endian is not supported"
@@ -211,7 +227,20 @@ static void deny_arg_eq(struct filter *f, uint32_t sys, int arg, uint32_t value)
   emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
 }
 
-static void build_filter(struct filter *f, int network_off) {
+/* socketpair stays for in-process IPC, stream/seqpacket only: a datagram socket could sendto() a host path */
+static void deny_socketpair_except_unix_stream(struct filter *f) {
+  load_nr(f);
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, 7, __NR_socketpair);
+  emit(f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(0));
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, AF_UNIX);
+  emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
+  emit(f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(1));
+  emit(f, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xf);
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, SOCK_DGRAM);
+  emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
+}
+
+static void build_filter(struct filter *f, enum net_mode net) {
   static const uint32_t always_denied[] = {
     /* reading or steering other processes */
     __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_pidfd_getfd, __NR_process_madvise,
@@ -279,7 +308,7 @@ static void build_filter(struct filter *f, int network_off) {
   deny_setid_mode(f, __NR_mknodat, -1, 0, 2);
   deny_syscall(f, __NR_openat2, RET_ERRNO(ENOSYS));
 
-  if (network_off) {
+  if (net == NET_OFF) {
     /*
      * No new sockets of any family: not only IP, but AF_UNIX too, because a read-only bind
      * still lets connect() reach a host daemon's socket (docker.sock, the D-Bus bus...).
@@ -290,16 +319,20 @@ static void build_filter(struct filter *f, int network_off) {
     deny_syscall(f, __NR_listen, RET_ERRNO(EPERM));
     deny_syscall(f, __NR_accept, RET_ERRNO(EPERM));
     deny_syscall(f, __NR_accept4, RET_ERRNO(EPERM));
-    /* socketpair stays for in-process IPC, stream/seqpacket only: a datagram socket could sendto() a host path */
+    deny_socketpair_except_unix_stream(f);
+  } else if (net == NET_PROXY) {
+    /*
+     * IP sockets only. The namespace has nothing but lo, where the relays listen; everything a
+     * unix, netlink, packet or VM socket could reach (host daemons' socket files above all) stays
+     * out of reach as with the network off.
+     */
     load_nr(f);
-    emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, 7, __NR_socketpair);
+    emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, 4, __NR_socket);
     emit(f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(0));
-    emit(f, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, AF_UNIX);
+    emit(f, BPF_JMP | BPF_JEQ | BPF_K, 2, 0, AF_INET);
+    emit(f, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, AF_INET6);
     emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
-    emit(f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(1));
-    emit(f, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xf);
-    emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, SOCK_DGRAM);
-    emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
+    deny_socketpair_except_unix_stream(f);
   } else {
     /* network granted: still no VM sockets (hypervisor bridges) */
     deny_arg_eq(f, __NR_socket, 0, AF_VSOCK);
@@ -307,9 +340,9 @@ static void build_filter(struct filter *f, int network_off) {
   emit(f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
 }
 
-static void install_seccomp(int network_off) {
+static void install_seccomp(enum net_mode net) {
   static struct filter f;
-  build_filter(&f, network_off);
+  build_filter(&f, net);
   struct sock_fprog fprog = {.len = f.len, .filter = f.insns};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("prctl(PR_SET_NO_NEW_PRIVS)");
   if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) die("prctl(PR_SET_SECCOMP)");
@@ -559,6 +592,343 @@ static void limit_processes(long n) {
   if (setrlimit(RLIMIT_NPROC, &rl) != 0) die("setrlimit(RLIMIT_NPROC)");
 }
 
+/* ---------- proxy relay (--net proxy) ---------- */
+
+/*
+ * The relay joins connections to 127.0.0.1:PORT inside the sandbox's network namespace to the
+ * session proxy's unix sockets. It is forked before CMD exists and confines itself before CMD
+ * starts: not dumpable (CMD runs as the same uid, and would otherwise read or write its memory
+ * through /proc/PID/mem), no terminal, no descriptors but its own sockets, and a seccomp allow-list
+ * of the few calls the loop makes. CMD can still kill it (same uid, same PID namespace): that only
+ * closes the ports, so CMD loses the proxy and gains nothing.
+ */
+
+struct relay {
+  int port;
+  const char *path;
+  int fd;
+};
+
+enum { KIND_LISTENER = 1, KIND_CONN = 2 };
+
+struct listener {
+  int kind;
+  int fd;
+  struct sockaddr_un addr;
+};
+
+/* One relayed connection: side 0 is the command's TCP socket, side 1 the proxy's unix socket. */
+struct conn {
+  int kind;
+  int fd[2];
+  /* pipe[d] carries what side d sent, on its way to side 1-d (splice moves pages, not bytes). */
+  int pipe[2][2];
+  size_t pending[2];
+  int eof[2];
+  int dead;
+  struct conn *next_dead;
+};
+
+#define RELAY_CHUNK (1 << 20)
+#define RELAY_EVENTS 256
+
+static struct listener listeners[MAX_RELAYS];
+static int nlisteners = 0;
+static int relay_epoll = -1;
+static int listeners_paused = 0;
+static struct conn *dead_conns = NULL;
+
+/* Bind and listen now, in the helper: the ports accept connections before CMD runs. */
+static int listen_loopback(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) die("socket(AF_INET) for a relay");
+  int one = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) die("setsockopt(SO_REUSEADDR)");
+  struct sockaddr_in sin;
+  memset(&sin, 0, sizeof sin);
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons((uint16_t)port);
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0) {
+    fprintf(stderr, "%s: binding relay port 127.0.0.1:%d: %s\n", prog, port, strerror(errno));
+    _exit(EXIT_SETUP);
+  }
+  if (listen(fd, 4096) != 0) die("listen");
+  return fd;
+}
+
+/* A refused connection is reset, not just closed: the client fails at once instead of reading an empty reply. */
+static void reset_close(int fd) {
+  struct linger lg = {.l_onoff = 1, .l_linger = 0};
+  (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+  close(fd);
+}
+
+static void set_listeners(int op) {
+  for (int i = 0; i < nlisteners; i++) {
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &listeners[i]};
+    if (epoll_ctl(relay_epoll, op, listeners[i].fd, &ev) != 0) _exit(1);
+  }
+}
+
+static void close_conn(struct conn *c) {
+  if (c->dead) return;
+  c->dead = 1;
+  for (int d = 0; d < 2; d++) {
+    if (c->fd[d] >= 0) {
+      if (d == 0 && (c->pending[0] || c->pending[1] || !c->eof[0] || !c->eof[1])) reset_close(c->fd[d]);
+      else close(c->fd[d]);
+    }
+    if (c->pipe[d][0] >= 0) close(c->pipe[d][0]);
+    if (c->pipe[d][1] >= 0) close(c->pipe[d][1]);
+  }
+  /* Freed after the current batch of events, which may still name it. */
+  c->next_dead = dead_conns;
+  dead_conns = c;
+  if (listeners_paused) {
+    listeners_paused = 0;
+    set_listeners(EPOLL_CTL_ADD);
+  }
+}
+
+/* Move what side d sent to side 1-d until one of them would block; -1 when the connection is broken. */
+static int pump(struct conn *c, int d) {
+  for (;;) {
+    while (c->pending[d] > 0) {
+      ssize_t n = splice(c->pipe[d][0], NULL, c->fd[1 - d], NULL, c->pending[d], SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (n > 0) {
+        c->pending[d] -= (size_t)n;
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return 0;
+      return -1;
+    }
+    if (c->eof[d]) return 0;
+    ssize_t n = splice(c->fd[d], NULL, c->pipe[d][1], NULL, RELAY_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      c->pending[d] += (size_t)n;
+      continue;
+    }
+    if (n == 0) {
+      /* Half-close passes through: a client that shut down its sending side still gets its answer. */
+      c->eof[d] = 1;
+      if (shutdown(c->fd[1 - d], SHUT_WR) != 0 && errno != ENOTCONN) return -1;
+      return 0;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) return 0;
+    return -1;
+  }
+}
+
+static void open_conn(int client, const struct listener *l) {
+  int upstream = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (upstream < 0) {
+    reset_close(client);
+    return;
+  }
+  /* Fail closed and fast: no proxy (gone, refusing, backlog full) means no connection. */
+  if (connect(upstream, (const struct sockaddr *)&l->addr, sizeof l->addr) != 0) {
+    close(upstream);
+    reset_close(client);
+    return;
+  }
+  struct conn *c = calloc(1, sizeof *c);
+  if (!c) {
+    close(upstream);
+    reset_close(client);
+    return;
+  }
+  c->kind = KIND_CONN;
+  c->fd[0] = client;
+  c->fd[1] = upstream;
+  c->pipe[0][0] = c->pipe[0][1] = c->pipe[1][0] = c->pipe[1][1] = -1;
+  int one = 1;
+  (void)setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (pipe2(c->pipe[0], O_NONBLOCK | O_CLOEXEC) != 0 || pipe2(c->pipe[1], O_NONBLOCK | O_CLOEXEC) != 0) {
+    close_conn(c);
+    return;
+  }
+  for (int d = 0; d < 2; d++) {
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
+    if (epoll_ctl(relay_epoll, EPOLL_CTL_ADD, c->fd[d], &ev) != 0) {
+      close_conn(c);
+      return;
+    }
+  }
+}
+
+static void accept_all(struct listener *l) {
+  for (;;) {
+    int client = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (client >= 0) {
+      open_conn(client, l);
+      continue;
+    }
+    if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+      /* Out of descriptors: stop listening until a connection closes, rather than spin. */
+      if (!listeners_paused) {
+        listeners_paused = 1;
+        set_listeners(EPOLL_CTL_DEL);
+      }
+    }
+    return;
+  }
+}
+
+static void relay_loop(void) {
+  static struct epoll_event events[RELAY_EVENTS];
+  for (;;) {
+    int n = epoll_wait(relay_epoll, events, RELAY_EVENTS, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      _exit(1);
+    }
+    for (int i = 0; i < n; i++) {
+      int kind = *(int *)events[i].data.ptr;
+      if (kind == KIND_LISTENER) {
+        accept_all(events[i].data.ptr);
+        continue;
+      }
+      struct conn *c = events[i].data.ptr;
+      if (c->dead) continue;
+      if (pump(c, 0) < 0 || pump(c, 1) < 0 || (c->eof[0] && c->eof[1] && !c->pending[0] && !c->pending[1])) close_conn(c);
+    }
+    while (dead_conns) {
+      struct conn *next = dead_conns->next_dead;
+      free(dead_conns);
+      dead_conns = next;
+    }
+  }
+}
+
+/* The relay's own filter: an allow-list of what relay_loop calls; anything else kills it. */
+static void relay_seccomp(void) {
+  static const uint32_t allowed[] = {
+    __NR_epoll_pwait, __NR_epoll_ctl, __NR_accept4, __NR_connect, __NR_splice, __NR_pipe2,
+    __NR_close, __NR_shutdown, __NR_setsockopt, __NR_write, __NR_mmap, __NR_munmap, __NR_brk,
+    __NR_madvise, __NR_mremap, __NR_rt_sigreturn, __NR_restart_syscall, __NR_exit, __NR_exit_group,
+    /* glibc's malloc seeds its heap randomisation on first use */
+    __NR_getrandom,
+#ifdef __NR_epoll_wait
+    __NR_epoll_wait,
+#endif
+  };
+  static struct filter f;
+  f.len = 0;
+  emit(&f, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch));
+  emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SG_AUDIT_ARCH);
+  emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS);
+  load_nr(&f);
+  for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+    emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, allowed[i]);
+    emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+  }
+  /* unix sockets only, to reach the proxy; the listeners already exist */
+  emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, __NR_socket);
+  emit(&f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(0));
+  emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, AF_UNIX);
+  emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+  emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS);
+  struct sock_fprog fprog = {.len = f.len, .filter = f.insns};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(1);
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) _exit(1);
+}
+
+/* Close every descriptor but the listeners and `keep`; 0-2 become /dev/null. */
+static void relay_close_fds(int keep) {
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) _exit(1);
+  for (int fd = 0; fd <= 2; fd++) {
+    if (dup2(null, fd) < 0) _exit(1);
+  }
+  int maxfd = keep > null ? keep : null;
+  for (int i = 0; i < nlisteners; i++) {
+    if (listeners[i].fd > maxfd) maxfd = listeners[i].fd;
+  }
+  for (int fd = 3; fd <= maxfd; fd++) {
+    int wanted = fd == keep;
+    for (int i = 0; i < nlisteners; i++) wanted |= fd == listeners[i].fd;
+    if (!wanted) close(fd);
+  }
+  if (syscall(__NR_close_range, (unsigned)maxfd + 1, ~0U, 0U) != 0 && errno != ENOSYS) _exit(1);
+}
+
+/* Runs in the relay process; never returns. `ready` gets one byte once it is confined. */
+static void relay_main(int ready, pid_t mid) {
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) _exit(1);
+  if (setsid() < 0) _exit(1);
+  /* Wait to be reparented to the namespace's init, so that the death signal names the right parent. */
+  while (getppid() == mid) {
+    struct timespec ts = {0, 50000};
+    nanosleep(&ts, NULL);
+  }
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) _exit(1);
+  if (prctl(PR_SET_NAME, "sg-proxy-relay", 0, 0, 0) != 0) _exit(1);
+  relay_close_fds(ready);
+  if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) _exit(1);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &rl);
+  }
+  relay_epoll = epoll_create1(EPOLL_CLOEXEC);
+  if (relay_epoll < 0) _exit(1);
+  set_listeners(EPOLL_CTL_ADD);
+  /* malloc sets itself up on first use; do it before the filter forbids what that takes */
+  free(calloc(1, sizeof(struct conn)));
+  relay_seccomp();
+  char byte = 1;
+  if (write(ready, &byte, 1) != 1) _exit(1);
+  close(ready);
+  relay_loop();
+}
+
+/*
+ * Listen on every relay port, then leave the relay running as a child of the PID namespace's init
+ * (a double fork): not CMD's child, so CMD never waits for it or sees it exit, and it dies with the
+ * namespace when CMD's run ends. Returns once the relay is confined and the ports listen.
+ */
+static void start_relays(const struct relay *relays, int n) {
+  for (int i = 0; i < n; i++) {
+    listeners[i].kind = KIND_LISTENER;
+    listeners[i].fd = listen_loopback(relays[i].port);
+    memset(&listeners[i].addr, 0, sizeof listeners[i].addr);
+    listeners[i].addr.sun_family = AF_UNIX;
+    memcpy(listeners[i].addr.sun_path, relays[i].path, strlen(relays[i].path) + 1);
+  }
+  nlisteners = n;
+  int sync[2];
+  if (pipe2(sync, O_CLOEXEC) != 0) die("pipe2");
+  pid_t mid = fork();
+  if (mid < 0) die("fork");
+  if (mid == 0) {
+    /* Not dumpable from the first moment, so the relay below never is. */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) _exit(1);
+    close(sync[0]);
+    pid_t self = getpid();
+    pid_t relay = fork();
+    if (relay < 0) _exit(1);
+    if (relay == 0) relay_main(sync[1], self);
+    _exit(0);
+  }
+  close(sync[1]);
+  int st;
+  while (waitpid(mid, &st, 0) < 0) {
+    if (errno != EINTR) die("waitpid");
+  }
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) die_msg("could not start the proxy relay");
+  char byte = 0;
+  ssize_t r;
+  do r = read(sync[0], &byte, 1);
+  while (r < 0 && errno == EINTR);
+  if (r != 1) die_msg("the proxy relay failed to start");
+  close(sync[0]);
+  for (int i = 0; i < n; i++) close(listeners[i].fd);
+}
+
 /* ---------- probe ---------- */
 
 static int probe(void) {
@@ -567,7 +937,7 @@ static int probe(void) {
   pid_t pid = fork();
   if (pid < 0) die("fork");
   if (pid == 0) {
-    install_seccomp(1);
+    install_seccomp(NET_OFF);
     /* each of these must now be refused with EPERM */
     if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != -1 || errno != EPERM) _exit(2);
     if (socket(AF_INET, SOCK_STREAM, 0) != -1 || errno != EPERM) _exit(3);
@@ -599,14 +969,16 @@ static int probe(void) {
 static void usage(void) {
   fprintf(stderr,
           "usage: %s [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
+          "       %s [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
           "       %s --cgroup DIR --exec-only -- /ABS/PROG [ARG...]\n"
           "       %s --probe\n",
-          prog, prog, prog);
+          prog, prog, prog, prog);
   _exit(EXIT_SETUP);
 }
 
 int main(int argc, char **argv) {
-  int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, exec_only = 0, foreground = 0, i;
+  int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, exec_only = 0, foreground = 0, nrelays = 0, i;
+  struct relay relays[MAX_RELAYS];
   long nproc = 0;
   const char *cgroup = NULL;
   char *rw[MAX_RW];
@@ -620,9 +992,29 @@ int main(int argc, char **argv) {
       return probe();
     } else if (strcmp(a, "--net") == 0 && i + 1 < argc) {
       const char *v = argv[++i];
-      if (strcmp(v, "off") == 0) network = 0;
-      else if (strcmp(v, "on") == 0) network = 1;
+      if (strcmp(v, "off") == 0) network = NET_OFF;
+      else if (strcmp(v, "on") == 0) network = NET_ON;
+      else if (strcmp(v, "proxy") == 0) network = NET_PROXY;
       else usage();
+    } else if (strcmp(a, "--relay") == 0 && i + 1 < argc) {
+      char *spec = argv[++i];
+      char *eq = strchr(spec, '=');
+      char *end;
+      if (nrelays >= MAX_RELAYS) die_msg("too many --relay ports");
+      if (!eq) die_msg("--relay needs PORT=/SOCKET");
+      errno = 0;
+      long port = strtol(spec, &end, 10);
+      if (errno != 0 || end != eq || port < 1 || port > 65535) die_msg("--relay needs a port from 1 to 65535");
+      const char *sock = eq + 1;
+      if (sock[0] != '/') die_msg("--relay needs an absolute socket path");
+      if (strlen(sock) >= sizeof(((struct sockaddr_un *)0)->sun_path)) die_msg("--relay socket path too long");
+      for (int r = 0; r < nrelays; r++) {
+        if (relays[r].port == (int)port) die_msg("--relay ports must differ");
+      }
+      relays[nrelays].port = (int)port;
+      relays[nrelays].path = sock;
+      relays[nrelays].fd = -1;
+      nrelays++;
     } else if (strcmp(a, "--landlock") == 0) {
       landlock = 1;
     } else if (strcmp(a, "--reap") == 0) {
@@ -656,7 +1048,7 @@ int main(int argc, char **argv) {
   if (exec_only) {
     /* Only the cgroup move, then PROG (bubblewrap) as given: it sets up the sandbox itself. */
     if (!cgroup || i >= argc) usage();
-    if (network >= 0 || landlock || reap || nrw || nenv || nproc || foreground) die_msg("--exec-only takes only --cgroup");
+    if (network >= 0 || landlock || reap || nrw || nenv || nproc || foreground || nrelays) die_msg("--exec-only takes only --cgroup");
     if (argv[i][0] != '/') die_msg("--exec-only needs an absolute program path");
     join_cgroup(cgroup);
     execv(argv[i], argv + i);
@@ -665,16 +1057,21 @@ int main(int argc, char **argv) {
   }
   if (network < 0 || i >= argc) usage();
   if (nrw > 0 && !landlock) die_msg("--rw is only meaningful with --landlock");
+  if ((network == NET_PROXY) != (nrelays > 0)) die_msg("--net proxy needs --relay, and --relay needs --net proxy");
+  /* Without a network namespace of its own, CMD's IP sockets would reach the host's network. */
+  if (network == NET_PROXY && (landlock || reap)) die_msg("--net proxy needs bubblewrap's network namespace; it cannot be used with --landlock or --reap");
 
   if (cgroup) join_cgroup(cgroup);
   close_inherited_fds();
   /* The reaper forks first so the command's Landlock domain is nested below it: with signal
      scoping the command cannot kill the reaper to orphan its background processes. */
   if (reap) run_reaped(); /* returns only in the child */
+  /* Before CMD's filter (which refuses AF_UNIX) and before CMD: the ports already listen when it starts. */
+  if (network == NET_PROXY) start_relays(relays, nrelays);
   if (foreground) take_terminal_foreground();
-  if (landlock) apply_landlock(rw, nrw, network == 0);
+  if (landlock) apply_landlock(rw, nrw, network == NET_OFF);
   if (nproc > 0) limit_processes(nproc);
-  install_seccomp(network == 0);
+  install_seccomp((enum net_mode)network);
   for (int e = 0; e < nenv; e++) {
     if (putenv(envs[e]) != 0) die("putenv");
   }

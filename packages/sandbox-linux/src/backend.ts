@@ -2,9 +2,10 @@ import path from "node:path";
 import { z } from "zod";
 import {
   InvalidSandboxPathError,
-  policyAllowsNetwork,
+  networkModeOf,
   policyRequiresPlatformSandbox,
   sandboxEnvMarkers,
+  SandboxProxyUnsupportedError,
   SandboxUnavailableError,
   UNSANDBOXED,
   type BackendAvailability,
@@ -22,6 +23,7 @@ import { DEFAULT_PRIVATE_TMP_SIZE_BYTES } from "./bwrap-args.js";
 import { bwrapLaunchArgv, landlockLaunchArgv, LINUX_DENIAL_SIGNALS } from "./launch-argv.js";
 import { bwrapView, runRoots } from "./run-view.js";
 import { planLinuxRun } from "./plan.js";
+import { LANDLOCK_PROXY_REASON, networkEnv, runNetwork } from "./proxy-route.js";
 import { acquirePlaceholders, releasePlaceholders } from "./placeholders.js";
 import { probeLinuxSandbox, type LinuxCapabilityReport } from "./probe.js";
 import {
@@ -224,14 +226,17 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     }
     const bwrapPath = layer === "bwrap" ? report.bwrap.path : undefined;
     if (layer === "bwrap" && !bwrapPath) throw new LinuxSandboxError("unavailable", "the probe found bubblewrap usable but named no path");
+    // Refused before anything else is checked or made: less network than asked would fail without
+    // saying why, more would bypass the proxy's decisions.
+    if (layer === "landlock" && networkModeOf(policy, opts.networkProxy) === "proxy") throw new SandboxProxyUnsupportedError("linux", LANDLOCK_PROXY_REASON);
     checkBinaries([["sandbox helper", helper], ...(bwrapPath ? [["bubblewrap binary", bwrapPath] as [string, string]] : [])], roots);
-    const network = policyAllowsNetwork(policy);
-    const { safe, deferred } = splitLoaderEnv({ ...spec.env, ...sandboxEnvMarkers(policy, "linux", ENV_MARKERS) });
+    const { mode: networkMode, proxy } = await runNetwork(policy, opts, roots, { checkSockets: true });
+    const { safe, deferred } = splitLoaderEnv({ ...networkEnv(spec.env, proxy), ...sandboxEnvMarkers(policy, "linux", ENV_MARKERS) });
     const env = safe;
     // On a PTY made for this run, the command becomes the terminal's foreground process group, so
     // that Ctrl-C reaches it and its jobs rather than bubblewrap or the reaper.
     const terminal = opts.dedicatedTerminal === true;
-    const helperInput = { helperPath: helper, network, dedicatedTerminal: terminal, deferredEnv: deferred };
+    const helperInput = { helperPath: helper, networkMode, ...(proxy ? { proxy } : {}), dedicatedTerminal: terminal, deferredEnv: deferred };
 
     if (layer === "landlock") {
       if (policy.deniedReadPaths.length > 0) {
@@ -248,7 +253,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
         ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
       });
       return {
-        argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: WEAKER, denialSignals: LINUX_DENIAL_SIGNALS.landlock,
+        argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: WEAKER, denialSignals: LINUX_DENIAL_SIGNALS.landlock, networkMode,
         ...(cgroup ? { cleanup: () => cgroup.remove() } : {}),
       };
     }
@@ -279,7 +284,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     // the namespace's init is killed and the kernel kills everything in it.
     return {
       argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: report.isolation, denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
-      cleanup, diesWithParent: true,
+      cleanup, diesWithParent: true, networkMode,
     };
   }
 
@@ -289,6 +294,8 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       ...(limit !== undefined ? { processLimit: limit } : {}),
       privateTmpSizeBytes: tmpSize,
       extraProtected,
+      allowWeakerIsolation: allowWeaker,
+      probeOptions,
     });
   }
 
@@ -298,6 +305,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     sandboxType: "linux",
     envMarkers: ENV_MARKERS,
     denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
+    proxyTransport: "unix-socket",
     isAvailable,
     plan,
     transform,

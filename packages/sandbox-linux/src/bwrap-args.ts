@@ -40,6 +40,11 @@ export interface BwrapArgsOptions {
    * Ctrl-C). Default false: a new session without a controlling terminal.
    */
   dedicatedTerminal?: boolean;
+  /**
+   * Mount arguments applied after every other mount, so that nothing of the plan can cover them
+   * (the proxy's sockets of a proxy-routed run).
+   */
+  extraMounts?: readonly string[];
 }
 
 const byDepth = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
@@ -81,6 +86,7 @@ export function bwrapArgs(plan: MountPlan, options: BwrapArgsOptions): string[] 
   for (const p of plan.stubs) args.push("--dir", p, "--ro-bind", p, p, "--lock-file", p);
   for (const p of plan.maskedDirs) args.push("--tmpfs", p, "--remount-ro", p);
   for (const p of plan.maskedFiles) args.push("--ro-bind", "/dev/null", p);
+  if (options.extraMounts) args.push(...options.extraMounts);
   args.push("--chdir", options.cwd);
   return args;
 }

@@ -1,6 +1,7 @@
-import type { DenialSignals } from "@shellgate/sandbox";
+import type { DenialSignals, NetworkMode } from "@shellgate/sandbox";
 import { bwrapArgs } from "./bwrap-args.js";
 import type { MountPlan } from "./mount-plan.js";
+import { helperNetworkArgs, proxyBwrapArgs, type ProxyRoutePlan } from "./proxy-route.js";
 
 /** What the Linux backend says of its runs' refusals (see `DenialSignals`). */
 export const LINUX_DENIAL_SIGNALS: Readonly<Record<"bwrap" | "landlock", DenialSignals>> = Object.freeze({
@@ -14,7 +15,9 @@ export const LINUX_DENIAL_SIGNALS: Readonly<Record<"bwrap" | "landlock", DenialS
 /** The helper's own part of the argv: network mode, terminal, loader variables, limits. */
 export interface HelperArgsInput {
   helperPath: string;
-  network: boolean;
+  networkMode: NetworkMode;
+  /** The sockets and relays of a proxy-routed run (`networkMode: "proxy"`). */
+  proxy?: ProxyRoutePlan;
   /** The run has a PTY made for it alone: the command becomes its foreground process group. */
   dedicatedTerminal: boolean;
   /** `--setenv NAME=VALUE` pairs for loader variables, set by the helper after confinement. */
@@ -26,7 +29,7 @@ export interface HelperArgsInput {
 function helperArgs(input: HelperArgsInput): string[] {
   return [
     input.helperPath,
-    "--net", input.network ? "on" : "off",
+    ...helperNetworkArgs(input.networkMode, input.proxy),
     ...(input.dedicatedTerminal ? ["--foreground"] : []),
     ...input.deferredEnv,
     ...input.limitArgs,
@@ -53,11 +56,12 @@ export interface BwrapLaunchInput extends HelperArgsInput {
 export function bwrapLaunchArgv(input: BwrapLaunchInput): string[] {
   const outer = input.cgroupDir ? [input.helperPath, "--cgroup", input.cgroupDir, "--exec-only", "--"] : [];
   const args = bwrapArgs(input.mounts, {
-    network: input.network,
+    network: input.networkMode === "full",
     procMount: input.procMount,
     cwd: input.cwd,
     privateTmpSizeBytes: input.privateTmpSizeBytes,
     dedicatedTerminal: input.dedicatedTerminal,
+    ...(input.proxy ? { extraMounts: proxyBwrapArgs(input.proxy) } : {}),
   });
   return [...outer, input.bwrapPath, ...args, "--", ...helperArgs(input), "--", ...input.argv];
 }

@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  policyAllowsNetwork,
+  networkModeOf,
   policyRequiresPlatformSandbox,
+  SandboxProxyUnsupportedError,
   type CommandSpec,
   type SandboxPlan,
   type SandboxPolicy,
@@ -13,6 +14,8 @@ import { bwrapLaunchArgv } from "./launch-argv.js";
 import { HELPER_NAME, locateHelper } from "./helper-path.js";
 import { splitLoaderEnv } from "./loader-env.js";
 import { planProcessLimit } from "./process-limit.js";
+import { settledProbe } from "./probe.js";
+import { LANDLOCK_PROXY_REASON, networkEnv, runNetwork } from "./proxy-route.js";
 import { bwrapView, runRoots } from "./run-view.js";
 import { BWRAP_LOCATIONS, currentUid } from "./trusted-path.js";
 
@@ -24,6 +27,22 @@ export interface LinuxPlanSettings {
   privateTmpSizeBytes: number;
   /** Directories the backend keeps read-only besides the caller's (the probe cache's). */
   extraProtected: readonly string[];
+  /** The backend accepts the Landlock layer where bubblewrap cannot run. */
+  allowWeakerIsolation?: boolean;
+  /** The backend's probe options, to find a probe this process already made (never a new one). */
+  probeOptions?: { bwrapPath?: string; cacheFile?: string };
+}
+
+/**
+ * Whether a run here would use the Landlock layer, as far as can be told without probing: only
+ * when the backend accepts it, and either a probe this process already made says bubblewrap
+ * cannot run, or (on Linux) the bubblewrap the plan names is not there.
+ */
+function wouldUseLandlock(settings: LinuxPlanSettings, bwrapPath: string): boolean {
+  if (!settings.allowWeakerIsolation) return false;
+  const report = settledProbe(settings.probeOptions);
+  if (report) return report.level === "weaker";
+  return process.platform === "linux" && !existsSync(bwrapPath);
 }
 
 /** Where the helper is, or where a build of this package puts it. */
@@ -69,17 +88,22 @@ export async function planLinuxRun(
   }
   const helper = helperLocation();
   const bwrapPath = settings.bwrapPath ?? BWRAP_LOCATIONS.find((p) => existsSync(p)) ?? (BWRAP_LOCATIONS[0] as string);
+  if (networkModeOf(policy, opts.networkProxy) === "proxy" && wouldUseLandlock(settings, bwrapPath)) {
+    throw new SandboxProxyUnsupportedError("linux", LANDLOCK_PROXY_REASON);
+  }
   const helperDir = path.dirname(helper.path);
   const roots = await runRoots(spec, policy, opts, [...settings.extraProtected, helperDir]);
   const mounts = await bwrapView(roots, spec, policy.deniedReadPaths, opts, helperDir);
-  const { safe, deferred } = splitLoaderEnv(spec.env);
-  const network = policyAllowsNetwork(policy);
+  const { mode: networkMode, proxy } = await runNetwork(policy, opts, roots, { checkSockets: false });
+  const commandEnv = networkEnv(spec.env, proxy);
+  const { safe, deferred } = splitLoaderEnv(commandEnv);
   const limit = limitPlan(settings.processLimit);
   const argv = bwrapLaunchArgv({
-    bwrapPath, helperPath: helper.path, mounts, procMount: true, cwd: spec.cwd, network,
+    bwrapPath, helperPath: helper.path, mounts, procMount: true, cwd: spec.cwd, networkMode, ...(proxy ? { proxy } : {}),
     privateTmpSizeBytes: settings.privateTmpSizeBytes,
     dedicatedTerminal: opts.dedicatedTerminal === true, deferredEnv: deferred, limitArgs: limit.args, argv: spec.argv,
   });
+  // Loader variables pass through the helper instead; proxy variables are dropped or replaced.
   const unsetEnv = Object.keys(spec.env).filter((name) => !(name in safe));
   return {
     backend: "linux",
@@ -87,11 +111,19 @@ export async function planLinuxRun(
     isolation: "bwrap+seccomp",
     argv,
     cwd: spec.cwd,
-    env: {},
+    env: proxy ? { ...proxy.env } : {},
     unsetEnv,
     plan: {
       layer: "bwrap",
-      network,
+      network: networkMode === "full",
+      networkMode,
+      proxy: proxy
+        ? {
+            mountDir: proxy.mountDir,
+            relays: proxy.relays.map((r) => ({ ...r })),
+            note: "each host socket is bound read-only at its path inside; the helper listens on 127.0.0.1:PORT in the run's own network namespace before the command starts and relays every connection to a fresh connect() of the socket; the command may create IP sockets only",
+          }
+        : null,
       writableRoots: roots.map((r) => ({ root: r.root, readOnlySubpaths: [...r.readOnlySubpaths] })),
       mounts: { ...mounts },
       placeholders: [...mounts.stubs],
@@ -99,7 +131,7 @@ export async function planLinuxRun(
       privateTmpSizeBytes: mounts.privateTmp ? settings.privateTmpSizeBytes : null,
       processLimit: settings.processLimit ?? null,
       processLimitEnforcement: limit.enforcement,
-      ...(unsetEnv.length > 0 ? { loaderVariables: "set by the helper inside the sandbox (--setenv), never seen by bubblewrap" } : {}),
+      ...(deferred.length > 0 ? { loaderVariables: "set by the helper inside the sandbox (--setenv), never seen by bubblewrap" } : {}),
       assumed: {
         bwrapPath,
         helperPath: helper.path,

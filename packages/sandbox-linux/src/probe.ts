@@ -76,6 +76,7 @@ async function probeWithDiskCache(options: ProbeOptions & { cacheFile: string })
 }
 
 const cache = new Map<string, Promise<LinuxCapabilityReport>>();
+const settled = new Map<string, LinuxCapabilityReport>();
 
 /**
  * Find out which sandbox layers work on this machine: bubblewrap (really started, with the
@@ -89,5 +90,16 @@ export function probeLinuxSandbox(options: ProbeOptions = {}): Promise<LinuxCapa
   const cacheFile = options.cacheFile;
   const fresh = cacheFile && process.platform === "linux" ? probeWithDiskCache({ ...options, cacheFile }) : probeUncached(options);
   cache.set(key, fresh);
+  fresh.then((report) => {
+    if (cache.get(key) === fresh) settled.set(key, report);
+  }, () => undefined);
   return fresh;
+}
+
+/**
+ * The report of a probe this process has already finished for these options, or undefined: never
+ * probes, so a plan can use what a run would know without starting anything.
+ */
+export function settledProbe(options: Pick<ProbeOptions, "bwrapPath" | "cacheFile"> = {}): LinuxCapabilityReport | undefined {
+  return settled.get(`${options.bwrapPath ?? ""}\0${options.cacheFile ?? ""}`);
 }
