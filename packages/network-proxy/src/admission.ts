@@ -1,0 +1,146 @@
+import { connect, isIP, type Socket } from "node:net";
+import { classifyAddress, type AddressClass } from "./address-class.js";
+import { InvalidHostError } from "./errors.js";
+import { isValidPort, normalizeRequestHost } from "./host.js";
+import type { Refusal } from "./refusal.js";
+import type { NetworkRequestEvent, ProxyDecide, ProxyProtocol, ProxyResolver, ProxyVerdict } from "./types.js";
+
+/** What admitting a request needs from the running proxy. */
+export interface AdmissionContext {
+  decide: ProxyDecide;
+  resolver: ProxyResolver;
+  connectTimeoutMs: number;
+  /** Aborted by stop(): a request still being admitted then ends as `stopped`. */
+  signal: AbortSignal;
+  /** Registers a destination socket so that stop() can close it. */
+  track(socket: Socket): void;
+}
+
+/** A request's outcome: a connected, checked destination socket, or the refusal to show. Either way the event to report. */
+export type Admission =
+  | { ok: true; socket: Socket; event: NetworkRequestEvent }
+  | { ok: false; refusal: Refusal; event: NetworkRequestEvent };
+
+/** Classes an explicit grant by name (`allowPrivate`) opens; the others never lead anywhere a command should go. */
+const GRANTABLE: ReadonlySet<AddressClass> = new Set(["public", "loopback", "private", "link-local"]);
+
+/**
+ * Decides, resolves, checks and connects, in that order: `decide` sees the name before any DNS
+ * query (a denied name is never resolved, so a lookup cannot leak it), every address is checked,
+ * and the socket handed back is connected to a checked address, so no library resolves the name
+ * again behind the check (DNS rebinding).
+ */
+export async function admit(protocol: ProxyProtocol, rawHost: string, port: number, ctx: AdmissionContext): Promise<Admission> {
+  let host: string;
+  try {
+    host = normalizeRequestHost(rawHost);
+  } catch (error) {
+    const shown = error instanceof InvalidHostError ? error.host : String(rawHost).slice(0, 256);
+    return refuse({ protocol, host: shown, port }, "bad-request", error instanceof Error ? error.message : "invalid host");
+  }
+  const base = { protocol, host, port };
+  if (!isValidPort(port)) return refuse(base, "bad-request", `port ${port} cannot be connected to`);
+
+  let verdict: ProxyVerdict;
+  try {
+    verdict = await ctx.decide({ protocol, host, port });
+    if (typeof verdict !== "object" || verdict === null) throw new TypeError("decide returned no verdict");
+  } catch (error) {
+    return refuse(base, "decide-failed", `the network policy failed (${error instanceof Error ? error.message : String(error)}), so nothing is allowed`);
+  }
+  const cause = verdict.rule ? "rule" : "default";
+  const extra = { ...(verdict.hint !== undefined ? { hint: String(verdict.hint) } : {}), ...(verdict.rule ? { rule: verdict.rule } : {}) };
+  // Only the exact string allows: a verdict that is malformed in any way denies.
+  if (verdict.decision !== "allow") return refuse(base, cause, String(verdict.reason ?? "no rule or grant allows this host"), extra);
+  if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
+
+  let addresses: string[];
+  if (isIP(host) !== 0) {
+    addresses = [host];
+  } else {
+    try {
+      const answer = await ctx.resolver(host);
+      addresses = Array.from(answer ?? [], (a) => a?.address).filter((a): a is string => typeof a === "string" && isIP(a) !== 0);
+    } catch (error) {
+      return refuse(base, "resolve-failed", `cannot resolve ${host} (${errorCode(error)})`, extra);
+    }
+    if (addresses.length === 0) return refuse(base, "resolve-failed", `cannot resolve ${host} (no address)`, extra);
+  }
+
+  // Every address is checked, not just the first: the connect loop below may reach any of them.
+  for (const address of addresses) {
+    const kind = classifyAddress(address);
+    if (kind === "public" || (verdict.allowPrivate === true && GRANTABLE.has(kind))) continue;
+    const what = address === host ? `${address} is a ${kind} address` : `${host} resolves to ${address}, a ${kind} address`;
+    const rule = kind === "unspecified" || kind === "multicast" || kind === "reserved" ? "never reachable through the proxy" : "reachable only for a host granted by name";
+    return refuse(base, "private-address", `${what}, ${rule}`, { ...extra, address });
+  }
+  if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
+
+  const deadline = Date.now() + ctx.connectTimeoutMs;
+  let lastError: unknown;
+  for (const address of addresses) {
+    try {
+      const socket = await connectTo(address, port, deadline - Date.now(), ctx);
+      return { ok: true, socket, event: { ...base, decision: "allow", cause, ...(verdict.rule ? { rule: verdict.rule } : {}), ...(verdict.reason !== undefined ? { reason: String(verdict.reason) } : {}), address } };
+    } catch (error) {
+      lastError = error;
+      if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping", { address });
+      if (Date.now() >= deadline) break;
+    }
+  }
+  const shownAddress = addresses.length === 1 ? addresses[0] : undefined;
+  return refuse(base, "upstream-failed", `cannot connect to ${host === addresses[0] ? host : `${host} (${addresses.join(", ")})`} port ${port} (${errorCode(lastError)})`, {
+    ...extra,
+    ...(shownAddress !== undefined ? { address: shownAddress } : {}),
+  });
+}
+
+function refuse(
+  base: { protocol: ProxyProtocol; host: string; port: number },
+  cause: Refusal["cause"],
+  reason: string,
+  extra: { hint?: string; rule?: NetworkRequestEvent["rule"]; address?: string } = {},
+): Admission {
+  const { hint, ...rest } = extra;
+  return {
+    ok: false,
+    refusal: { cause, host: base.host, port: base.port, reason, ...(hint !== undefined ? { hint } : {}) },
+    event: { ...base, decision: "deny", cause, reason, ...rest },
+  };
+}
+
+function connectTo(address: string, port: number, timeoutMs: number, ctx: AdmissionContext): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    // Half-open, like the client side: a destination that ends its side may still be sent the rest.
+    const socket = connect({ host: address, port, family: isIP(address), allowHalfOpen: true });
+    ctx.track(socket);
+    const fail = (error: Error) => {
+      cleanup();
+      socket.destroy();
+      reject(error);
+    };
+    const onAbort = () => fail(new Error("stopped"));
+    const timer = setTimeout(() => fail(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })), Math.max(1, timeoutMs));
+    const cleanup = () => {
+      clearTimeout(timer);
+      socket.off("error", fail);
+      ctx.signal.removeEventListener("abort", onAbort);
+    };
+    socket.once("error", fail);
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    socket.once("connect", () => {
+      cleanup();
+      // The frontends add their own handling; until they do, an error must not be unhandled (it would kill the host).
+      socket.on("error", () => {});
+      socket.setNoDelay(true);
+      resolve(socket);
+    });
+  });
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.message : String(error);
+}

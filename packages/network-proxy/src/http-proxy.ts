@@ -1,0 +1,77 @@
+import { EventEmitter } from "node:events";
+import { Agent, type Server as HttpServer } from "node:http";
+import type { Socket } from "node:net";
+import { RequestError, Server, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from "proxy-chain";
+import { admit, type AdmissionContext } from "./admission.js";
+import { httpStatusOf, refusalText } from "./refusal.js";
+import { splice } from "./splice.js";
+import type { NetworkRequestEvent } from "./types.js";
+
+/** What the HTTP listener needs from the running proxy. */
+export interface HttpFrontendContext extends AdmissionContext {
+  report(event: NetworkRequestEvent): void;
+}
+
+type ClientSocket = Parameters<Server["onConnection"]>[0];
+
+// proxy-chain drops every connection without a `remoteAddress` (a guard against a Node bug with
+// TCP sockets), and a unix-socket client never has one. The registration it does besides is kept:
+// close(true) relies on it to end open tunnels.
+class ShellgateProxyServer extends Server {
+  override onConnection(socket: ClientSocket): void {
+    this.registerConnection(socket);
+    socket.setNoDelay?.(true);
+    socket.on("error", () => {});
+  }
+}
+
+/**
+ * Hands the HTTP client exactly one, already connected and checked, socket: proxy-chain forwards
+ * the request over it instead of resolving the name itself. No keep-alive, so the next request
+ * to the same host is decided and checked afresh rather than riding a pooled connection.
+ */
+class PinnedAgent extends Agent {
+  #socket: Socket | undefined;
+  constructor(socket: Socket) {
+    super({ keepAlive: false });
+    this.#socket = socket;
+  }
+  override createConnection(): Socket {
+    const socket = this.#socket;
+    this.#socket = undefined;
+    if (socket === undefined) throw new Error("the pinned connection was already used");
+    return socket;
+  }
+}
+
+/**
+ * The HTTP proxy listener (plain HTTP forwarding and `CONNECT`), not yet listening: proxy-chain
+ * parses and forwards; every request goes through `admit` first, and a refusal is a 403/400/502
+ * with the readable text as its `text/plain` body.
+ */
+export function createHttpProxy(ctx: HttpFrontendContext): { proxy: Server; server: HttpServer } {
+  const prepareRequestFunction = async ({ request, hostname, port, isHttp }: PrepareRequestFunctionOpts): Promise<PrepareRequestFunctionResult> => {
+    const admission = await admit(isHttp ? "http" : "https", hostname, port, ctx);
+    ctx.report(admission.event);
+    if (!admission.ok) {
+      throw new RequestError(refusalText(admission.refusal), httpStatusOf(admission.refusal.cause), { "content-type": "text/plain; charset=utf-8" });
+    }
+    const upstream = admission.socket;
+    const client = request.socket;
+    if (client.destroyed) {
+      upstream.destroy();
+      throw new RequestError("client went away", 499);
+    }
+    const dropUpstream = () => upstream.destroy();
+    client.once("close", dropUpstream);
+    upstream.once("close", () => client.off("close", dropUpstream));
+    if (isHttp) return { httpAgent: new PinnedAgent(upstream) };
+    // proxy-chain's own CONNECT path would dial the name again; a custom connect "server" gets the
+    // client socket after the 200 instead, and joins it to the socket that was checked.
+    const tunnel = new EventEmitter();
+    tunnel.once("connection", (socket: Socket) => splice(socket, upstream));
+    return { customConnectServer: tunnel as unknown as HttpServer };
+  };
+  const proxy = new ShellgateProxyServer({ port: 0, host: "127.0.0.1", prepareRequestFunction, authRealm: "shellgate", verbose: false });
+  return { proxy, server: proxy.server as HttpServer };
+}

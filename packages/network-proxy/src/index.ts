@@ -1,0 +1,27 @@
+export { startNetworkProxy } from "./start-proxy.js";
+export { normalizeRequestHost } from "./host.js";
+export { classifyAddress, type AddressClass } from "./address-class.js";
+export { NetworkProxyOptionsSchema, DEFAULT_CONNECT_TIMEOUT_MS } from "./options.js";
+export {
+  NetworkProxyError,
+  InvalidProxyOptionsError,
+  InvalidHostError,
+  InvalidAddressError,
+  ProxyStartError,
+  ProxyListenerError,
+  type NetworkProxyErrorCode,
+} from "./errors.js";
+export type {
+  ProxyProtocol,
+  ProxyRequest,
+  ProxyRuleRef,
+  ProxyVerdict,
+  ProxyDecide,
+  ProxyResolver,
+  NetworkRequestCause,
+  NetworkRequestEvent,
+  ProxyListen,
+  NetworkProxyOptions,
+  ProxyEndpoints,
+  NetworkProxy,
+} from "./types.js";

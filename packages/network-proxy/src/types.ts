@@ -1,0 +1,104 @@
+/** How a request reached the proxy: plain HTTP forwarding, an HTTP `CONNECT` tunnel (`https`, whatever the port), or a SOCKS5 `CONNECT`. */
+export type ProxyProtocol = "http" | "https" | "socks5_tcp";
+
+/** What `decide` is asked about. `host` is normalised (`normalizeRequestHost`): the same string the proxy goes on to resolve or connect to. */
+export interface ProxyRequest {
+  protocol: ProxyProtocol;
+  host: string;
+  port: number;
+}
+
+/** Where a policy rule was written, so a refusal can point at it. */
+export interface ProxyRuleRef {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** The caller's answer for one request. */
+export interface ProxyVerdict {
+  decision: "allow" | "deny";
+  /** shown in the refusal ("no rule or grant allows this host", "forbidden by network_rule at f:3:1") */
+  reason?: string;
+  /** how to grant it, shown in the refusal, e.g. "re-run with --allow-domain example.com" */
+  hint?: string;
+  rule?: ProxyRuleRef;
+  /** the host was granted by name explicitly: loopback/private/link-local destinations are then allowed */
+  allowPrivate?: boolean;
+}
+
+/** The per-request policy. It runs before any DNS resolution; throwing or rejecting counts as deny (`decide-failed`). */
+export type ProxyDecide = (request: ProxyRequest) => ProxyVerdict | Promise<ProxyVerdict>;
+
+/** Name resolution, replaceable so tests (and callers with their own DNS) decide what a name means. Called at most once per request. */
+export type ProxyResolver = (host: string) => Promise<ReadonlyArray<{ address: string; family: 4 | 6 }>>;
+
+/**
+ * Why a request ended the way it did (closed set):
+ * - `rule`: `decide`'s verdict named a rule (`rule` is set), allow or deny;
+ * - `default`: `decide`'s verdict named no rule (a grant, or its default answer);
+ * - `decide-failed`: `decide` threw, rejected or returned something that is not a verdict: denied;
+ * - `private-address`: allowed by name, but an address it resolves to (or the literal) is not public and the verdict had no `allowPrivate`;
+ * - `resolve-failed`: the name did not resolve, or the resolver failed;
+ * - `upstream-failed`: no checked address accepted a connection within `connectTimeoutMs`;
+ * - `bad-request`: the host or port cannot be acted on (garbage host, port 0);
+ * - `unsupported-command`: SOCKS5 `BIND` or `UDP ASSOCIATE`;
+ * - `stopped`: the proxy stopped while the request was being admitted.
+ */
+export type NetworkRequestCause =
+  | "rule"
+  | "default"
+  | "decide-failed"
+  | "private-address"
+  | "resolve-failed"
+  | "upstream-failed"
+  | "bad-request"
+  | "unsupported-command"
+  | "stopped";
+
+/** One request's outcome, reported exactly once. */
+export interface NetworkRequestEvent {
+  protocol: ProxyProtocol;
+  /** Normalised; for `bad-request` the raw input, cut to 256 characters (it is hostile text: escape it before display). */
+  host: string;
+  port: number;
+  /** `allow` only when a connection to the destination was made and handed to the client; everything else is `deny`. */
+  decision: "allow" | "deny";
+  cause: NetworkRequestCause;
+  reason?: string;
+  rule?: ProxyRuleRef;
+  /** the address actually connected to (or refused), when resolution happened */
+  address?: string;
+}
+
+/** Where the proxy listens: two unix sockets in a private directory, or two loopback TCP ports. */
+export type ProxyListen = { transport: "unix-socket"; directory: string } | { transport: "loopback-tcp" };
+
+/** What `startNetworkProxy` needs. */
+export interface NetworkProxyOptions {
+  decide: ProxyDecide;
+  listen: ProxyListen;
+  /** default: node:dns lookup with all: true */
+  resolver?: ProxyResolver;
+  /** Observes every request's outcome; its errors are swallowed so it cannot break the proxy. */
+  onRequest?: (event: NetworkRequestEvent) => void;
+  /** Budget for connecting to the destination (all its checked addresses together); default 10_000. */
+  connectTimeoutMs?: number;
+}
+
+/** Where clients reach the proxy: for each listener exactly one of the two is set, per transport. */
+export interface ProxyEndpoints {
+  http: { socketPath?: string; port?: number };
+  socks: { socketPath?: string; port?: number };
+}
+
+/** A running proxy. */
+export interface NetworkProxy {
+  readonly endpoints: ProxyEndpoints;
+  /** true until stop() or an unexpected failure */
+  readonly alive: boolean;
+  /** settles when the proxy has stopped for any reason; `error` set when it was not stop() */
+  readonly closed: Promise<{ error?: Error }>;
+  /** Idempotent; closes listeners and all open tunnels; removes socket files. */
+  stop(): Promise<void>;
+}
