@@ -36,6 +36,8 @@ async function load(): Promise<Parser> {
  * The one bash parser of this process, created on first use. A failed load is not cached, so a
  * later call retries rather than failing forever.
  * @throws GrammarLoadError
+ * @internal Not in the published declarations (`stripInternal`): its type is web-tree-sitter's, whose
+ * own declarations do not compile for a consumer with `skipLibCheck: false` (they need emscripten's).
  */
 export function bashParser(): Promise<Parser> {
   loading ??= load().catch((err: unknown) => {

@@ -43,6 +43,7 @@ const at = (p: { row: number; column: number }) => `${p.row + 1}:${p.column + 1}
 /**
  * The text between two words of one command must be blanks, as bash would split them. tree-sitter-bash
  * 0.25.1 sometimes disagrees, and such a parse is refused rather than trusted.
+ * @internal Kept out of the published declarations, like `bashParser` (it takes web-tree-sitter's `Point`).
  */
 export function checkWordGap(script: string, prevEnd: number, start: number, position: () => Point): void {
   const gap = script.slice(prevEnd, start);
