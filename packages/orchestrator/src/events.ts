@@ -1,3 +1,4 @@
+import type { NetworkRequestEvent } from "@shellgate/network-proxy";
 import type { SandboxDenial, SandboxType } from "@shellgate/sandbox";
 
 /** What the decision trace records for one tool call. It never holds the command, cwd, env or output. */
@@ -9,8 +10,11 @@ export interface DecisionTrace {
   /** Whether a person (or the session cache) was asked / answered. */
   reviewed: boolean;
   reviewDecision?: "approved" | "approved_for_session" | "approved_with_amendment" | "denied" | "abort" | "cached";
-  /** Whether the sandbox was bypassed on the first attempt, and why. */
-  sandboxOverride: "none" | "bypass_by_rule" | "escalation_approved";
+  /**
+   * Whether the sandbox was bypassed on the first attempt, and why; `rule_sandbox` when the command's
+   * own rule kept it in the sandbox the rule names (`prefix_rule(..., sandbox=...)`).
+   */
+  sandboxOverride: "none" | "bypass_by_rule" | "escalation_approved" | "rule_sandbox";
   /** The first attempt's sandbox: the backend's `sandboxType` (an open string), `"none"` when it ran unsandboxed. */
   initialSandbox: SandboxType;
   /** 1 for a first attempt only, 2 when an unsandboxed retry ran (0 when nothing ran). */
@@ -56,6 +60,12 @@ export type OrchestratorEvent =
   | { type: "exec.end"; callId: string; exitCode: number | null; durationMs: number; timedOut: boolean; sandboxDenial?: SandboxDenial }
   | { type: "approval.requested"; callId: string; argv: readonly string[]; cwd: string; reason?: string; proposedAmendment?: readonly string[] }
   | { type: "approval.decided"; callId: string; decision: string }
+  /**
+   * One request a command made through the session's network proxy, with the outcome: `cause` says
+   * why (`rule`, `grant`, `default`, `private-address`, `resolve-failed`, …), `rule` where a
+   * `network_rule` decided. Never carries the request's path, headers or body.
+   */
+  | ({ type: "network.request"; callId: string } & NetworkRequestEvent)
   | { type: "trace"; trace: DecisionTrace };
 
 /** Receives lifecycle events; must not throw (errors are swallowed so a bad listener cannot break a call). */

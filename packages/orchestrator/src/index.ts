@@ -10,7 +10,7 @@ export type { UnifiedExecManager } from "./sessions/manager.js";
 // The attempt/retry state machine on its own, for an integrator that starts processes its own way
 // (and the parts it is built from; the orchestrator's public fields have these types).
 export { ExecPipeline } from "./pipeline/exec-pipeline.js";
-export type { ExecProbe, ExecRequest, LaunchResult, Launcher, PipelineContext, PipelineOutcome } from "./pipeline/types.js";
+export type { ExecProbe, ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome, SessionNetwork } from "./pipeline/types.js";
 export { EventBus } from "./events.js";
 export { ApprovalCache } from "./approval/cache.js";
 
@@ -27,6 +27,13 @@ export {
   type ShellEnvironmentPolicy,
   type ShellEnvironmentPolicyInput,
 } from "./env/env-policy.js";
+
+// Network by domain: how hosts are judged, and what a run's proxy refused.
+export { NetworkGrantsSchema, type HostGrant, type NetworkGrants, type NetworkGrantsInput } from "./network/grants.js";
+export { NetworkHostPolicy, describeVerdictSource, type HostRule, type HostRules, type HostVerdict, type HostVerdictSource } from "./network/host-policy.js";
+export { HostApprovals, type HostAskContext } from "./network/host-approval.js";
+export type { NetworkRefusal } from "./network/run-network.js";
+export { commandRuleGrant, type CommandRuleGrant } from "./network/rule-grant.js";
 
 // Tools: calls, the registry, handlers, definitions and responses.
 export { ToolCallSchema, ToolPayloadSchema, type ToolCall, type ToolPayload } from "./tools/payload.js";

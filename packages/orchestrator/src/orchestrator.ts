@@ -38,6 +38,16 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "./tools/schemas.js";
 import { captureWorkspaceIdentity, verifyWorkspaceIdentity } from "./workspace/identity.js";
 import type { WorkspaceIdentity } from "./workspace/identity.js";
 import { defaultProtectedPaths } from "./workspace/protected-paths.js";
+import { NetworkGrantsSchema, normalizeGrants } from "./network/grants.js";
+import { HostApprovals } from "./network/host-approval.js";
+import { NetworkHostPolicy } from "./network/host-policy.js";
+import type { SessionNetwork } from "./pipeline/types.js";
+import type { ProxyResolver } from "@shellgate/network-proxy";
+
+/** The default way a refused host is said to be granted: the rules-file line that would allow it. */
+function defaultGrantHint(host: string): string {
+  return `add network_rule(host=${JSON.stringify(host)}, protocol="https", decision="allow") to a rules file, or grant it in the orchestrator's \`network.allow\``;
+}
 
 const isFunction = (v: unknown) => typeof v === "function";
 const absolute = (what: string) =>
@@ -105,6 +115,20 @@ export const OrchestratorOptionsSchema = z.strictObject({
   processFactory: z.custom<SessionProcessFactory>(isFunction, { message: "must be a function" }).optional(),
   /** Starts one-shot processes (default: @shellgate/pty spawnPipe). */
   spawnPipe: z.custom<PipeSpawner>(isFunction, { message: "must be a function" }).optional(),
+  /**
+   * Hosts commands may (`allow`) or may never (`deny`) reach through the session's network proxy, on
+   * top of the rules files' `network_rule`s. Whenever a host could be let through (an allow here, an
+   * allowing or asking rule, a command's own rule grant), confined commands whose network is off get
+   * proxy-routed network: the proxy is all they can reach. `networkAccess: true` still means the whole
+   * network, without the proxy.
+   */
+  network: NetworkGrantsSchema.optional(),
+  /** How a refused host is said to be granted (default: a `network_rule` line to add); the CLI names `--allow-domain`. */
+  networkGrantHint: z.custom<(host: string) => string>(isFunction, { message: "must be a function" }).optional(),
+  /** Where per-run proxy sockets are made (default `$XDG_RUNTIME_DIR`, else `~/.cache/shellgate/run`); never inside a writable root. */
+  networkSocketDir: absolute("networkSocketDir").optional(),
+  /** Name resolution of the proxy (default the system's); tests map names to loopback servers. */
+  networkResolver: z.custom<ProxyResolver>(isFunction, { message: "must be a function" }).optional(),
   /** Session store limits (defaults: 64 sessions, warning at 60, 8 protected) and id source. */
   sessionStore: z.custom<SessionStoreOptions>((v) => typeof v === "object" && v !== null).optional(),
 });
@@ -152,6 +176,8 @@ export class Orchestrator {
   readonly approvalPolicy: ApprovalPolicy;
   readonly sandboxPolicy: SandboxPolicy;
   readonly shellEnvironmentPolicy: ShellEnvironmentPolicy;
+  /** How the session treats hosts (rules files' `network_rule`s and the `network` grants); see `judge`. */
+  readonly network: NetworkHostPolicy;
   readonly #spill: OutputSpill | undefined;
   #shell: Shell | undefined;
   readonly #closing = new AbortController();
@@ -183,6 +209,20 @@ export class Orchestrator {
     }
     this.events = new EventBus();
     this.approvalCache = new ApprovalCache();
+    const grants = wrapConfig("network", () => normalizeGrants(o.network ?? { allow: [], deny: [] }, "the orchestrator's network grants"));
+    this.network = new NetworkHostPolicy(() => this.policies.policy ?? {}, grants);
+    const sessionNetwork: SessionNetwork = {
+      hostPolicy: this.network,
+      approvals: new HostApprovals({
+        approvalPolicy: this.approvalPolicy,
+        sessionApprovals: o.sessionApprovals,
+        events: this.events,
+        ...(o.approvalHandler ? { approvalHandler: o.approvalHandler } : {}),
+      }),
+      grantHint: o.networkGrantHint ?? defaultGrantHint,
+      ...(o.networkSocketDir ? { socketRoot: o.networkSocketDir } : {}),
+      ...(o.networkResolver ? { resolver: o.networkResolver } : {}),
+    };
     this.#spill =
       o.spillDir === false
         ? undefined
@@ -198,6 +238,7 @@ export class Orchestrator {
       approvalPolicy: this.approvalPolicy,
       sandboxPolicy: this.sandboxPolicy,
       sandboxManager: this.sandboxManager,
+      network: sessionNetwork,
       approvalCache: this.approvalCache,
       events: this.events,
       sandboxPolicyCwd: this.cwd,

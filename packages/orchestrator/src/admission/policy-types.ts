@@ -1,3 +1,5 @@
+import type { HostRule } from "../network/host-policy.js";
+
 /**
  * The parts of an execpolicy evaluation that admission reads. They mirror `@shellgate/execpolicy`'s
  * `Evaluation` and `RuleMatch` structurally, so the mapping to an approval requirement stays a pure
@@ -13,6 +15,10 @@ export interface PolicyRuleMatch {
   resolvedProgram?: string;
   justification?: string;
   source: { file: string; line: number; column: number };
+  /** The sandbox the rule keeps the command in (`prefix_rule(..., sandbox=...)`, a shellgate extension). */
+  sandbox?: "read-only" | "workspace-write";
+  /** Hosts the rule lets the command reach through the session proxy (`network=[...]`). */
+  network?: readonly string[];
 }
 
 /** A rule evaluation of one segment: no decision means no rule matched. */
@@ -26,6 +32,8 @@ export interface PolicyEvaluator {
   evaluate(argv: readonly string[], opts?: { resolveHostExecutables?: boolean }): PolicyEvaluation;
   /** A copy with one more rule; lets admission ask "would allowing this prefix approve the command?" exactly. */
   withPrefixRule?(prefix: readonly string[], decision?: PolicyDecision): PolicyEvaluator;
+  /** The loaded `network_rule`s in file order (execpolicy's `Policy#networkRules`); they drive the session proxy. */
+  readonly networkRules?: readonly HostRule[];
 }
 
 const RANK: Record<PolicyDecision, number> = { allow: 0, prompt: 1, forbidden: 2 };

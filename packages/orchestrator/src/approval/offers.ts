@@ -40,8 +40,10 @@ export interface ApprovalOffer {
   amendmentWithheld?: string;
   /** Why "run for this session" is not offered. */
   sessionWithheld?: string;
-  /** Whether a command the amendment allows would run outside the sandbox from then on. */
+  /** Whether a command a plain allow rule allows would run outside the sandbox from then on. */
   amendmentBypassesSandbox?: boolean;
+  /** The sandbox the default "always allow" rule keeps commands in (the session's mode, when it confines). */
+  amendmentSandbox?: "read-only" | "workspace-write";
 }
 
 /** What decides the offer. */
@@ -78,6 +80,8 @@ export function approvalOffer(input: OfferInput): ApprovalOffer {
     offer.offeredDecisions.push("approved_with_amendment");
     offer.proposedAmendment = [...input.candidate];
     offer.amendmentBypassesSandbox = fileSystemKind(input.sandboxPolicy) === "restricted" && !hasDeniedReads(input.sandboxPolicy);
+    const mode = input.sandboxPolicy.mode;
+    if (mode === "read-only" || mode === "workspace-write") offer.amendmentSandbox = mode;
   }
   offer.offeredDecisions.push("denied", "abort");
   return offer;

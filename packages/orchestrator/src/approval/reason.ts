@@ -11,9 +11,10 @@ import type { SandboxPermissions } from "@shellgate/sandbox";
  * - `approval_policy`: the approval policy asks for anything not known to be safe;
  * - `escalation`: the agent asked to run the command outside the sandbox;
  * - `sandbox_retry`: the command already ran in the sandbox, failed as if the sandbox refused something,
- *   and would now run again without it.
+ *   and would now run again without it;
+ * - `network`: a running command wants to reach a host a `prompt` network rule names.
  */
-export type ApprovalReasonKind = "rule" | "heuristic" | "approval_policy" | "escalation" | "sandbox_retry";
+export type ApprovalReasonKind = "rule" | "heuristic" | "approval_policy" | "escalation" | "sandbox_retry" | "network";
 
 /** The rule behind a `rule` reason. */
 export interface ApprovalReasonRule {
@@ -34,6 +35,8 @@ export interface ApprovalReason {
   rule?: ApprovalReasonRule;
   /** Present for `sandbox_retry`: the first (sandboxed) attempt's exit code. */
   exitCode?: number;
+  /** Present for `network`: the host the command wants to reach. */
+  network?: { host: string; port: number; protocol: string };
 }
 
 /**

@@ -20,6 +20,11 @@ export const ApprovalResponseSchema = z.union([
   z.strictObject({
     decision: z.literal("approved_with_amendment"),
     amendment: z.array(z.string().min(1, "an amendment token must not be empty")).min(1, "an amendment needs at least one token"),
+    /**
+     * Where `amendmentSandbox` was offered: `true` (the default) writes the rule with that sandbox,
+     * `false` writes a plain allow rule, whose commands run outside the sandbox.
+     */
+    sandboxed: z.boolean().optional(),
   }),
 ]);
 export type ApprovalResponse = z.infer<typeof ApprovalResponseSchema>;
@@ -45,10 +50,17 @@ export interface ApprovalRequest {
   /** Where "always allow" writes its rule; present only when that is offered. */
   amendmentRulesFile?: string;
   /**
-   * True when commands the new rule allows would run OUTSIDE the sandbox from then on (an allow rule
-   * lifts the sandbox unless denied-read paths keep it on); say so to the person.
+   * True when commands a plain allow rule allows would run OUTSIDE the sandbox from then on (an allow
+   * rule lifts the sandbox unless denied-read paths keep it on); say so to the person. With
+   * `amendmentSandbox`, that is the alternative the person must pick explicitly (`sandboxed: false`).
    */
   amendmentBypassesSandbox?: boolean;
+  /**
+   * The sandbox "always allow" keeps matching commands in, by default: the rule is written as
+   * `prefix_rule(..., decision="allow", sandbox="<mode>")` (a shellgate extension), so they run
+   * without asking but still sandboxed. Present when the session confines commands.
+   */
+  amendmentSandbox?: "read-only" | "workspace-write";
   /** Why "always allow" is not offered, when admission had a candidate or the command cannot have one. */
   amendmentWithheld?: string;
   /** The rules that matched the command, for display. */
@@ -62,10 +74,21 @@ export interface ApprovalRequest {
   sandboxPermissions: SandboxPermissions;
   /** The model's own reason for the request (e.g. for asking to run outside the sandbox). */
   justification?: string;
+  /**
+   * Present when the question is whether the running command may reach a host (a `network_rule`
+   * with `decision="prompt"` names it), not whether the command may run: approving lets this host
+   * through the session proxy, for this command (`approved`) or the session (`approved_for_session`).
+   */
+  network?: {
+    host: string;
+    port: number;
+    protocol: string;
+    rule?: { file: string; line: number; column: number; justification?: string };
+  };
 }
 
 /** The integrator's callback; `signal` aborts when the call is cancelled. */
 export type ApprovalHandler = (
   request: ApprovalRequest,
   context: { signal?: AbortSignal },
-) => Promise<ReviewDecision | { decision: "approved_with_amendment"; amendment: string[] }>;
+) => Promise<ReviewDecision | { decision: "approved_with_amendment"; amendment: string[]; sandboxed?: boolean }>;

@@ -72,6 +72,7 @@ export async function askApproval(ctx: PipelineContext, request: ExecRequest, ad
           proposedAmendment: offer.proposedAmendment,
           ...(ctx.userRulesFile ? { amendmentRulesFile: ctx.userRulesFile } : {}),
           amendmentBypassesSandbox: offer.amendmentBypassesSandbox ?? false,
+          ...(offer.amendmentSandbox ? { amendmentSandbox: offer.amendmentSandbox } : {}),
         }
       : {}),
     ...(offer.amendmentWithheld && extra.proposedAmendment ? { amendmentWithheld: offer.amendmentWithheld } : {}),
@@ -102,7 +103,9 @@ export async function askApproval(ctx: PipelineContext, request: ExecRequest, ad
   if (decision === "abort") throw new AbortedError();
   if (decision === "approved_with_amendment") {
     const amendment = typeof response === "string" ? offer.proposedAmendment : response.amendment;
-    await applyAmendment(ctx, amendment, isDangerousArgv);
+    // "Always allow" keeps the command in the session's sandbox unless the person chose otherwise.
+    const sandboxed = typeof response === "string" || response.sandboxed !== false;
+    await applyAmendment(ctx, amendment, isDangerousArgv, sandboxed ? offer.amendmentSandbox : undefined);
   }
   return { decision };
 }
@@ -112,6 +115,7 @@ async function applyAmendment(
   ctx: PipelineContext,
   amendment: readonly string[] | undefined,
   isDangerousArgv: (argv: readonly string[]) => boolean,
+  sandbox: "read-only" | "workspace-write" | undefined,
 ): Promise<void> {
   if (!amendment || amendment.length === 0) {
     throw new OrchestratorConfigError("approvalHandler", "answered approved_with_amendment, but no amendment was proposed or given");
@@ -124,7 +128,7 @@ async function applyAmendment(
     throw new OrchestratorConfigError("userRulesFile", "an approval with amendment needs a user rules file to write the rule to");
   }
   try {
-    await ctx.policies.amendAndReload(ctx.userRulesFile, amendment);
+    await ctx.policies.amendAndReload(ctx.userRulesFile, amendment, sandbox ? { sandbox } : undefined);
   } catch (error) {
     throw new OrchestratorConfigError("userRulesFile", `cannot add the approved rule: ${errorMessage(error)}`, { cause: error });
   }

@@ -22,8 +22,12 @@ export function firstAttemptOverride(input: {
   permissions: SandboxPermissions;
   approvedInCall: boolean;
   sandboxPolicy: SandboxPolicy;
+  /** The command's own rules name a sandbox for it: it stays sandboxed where a rule would lift the sandbox. */
+  ruleSandbox?: boolean;
 }): SandboxOverride {
-  if (fileSystemKind(input.sandboxPolicy) !== "restricted" || hasDeniedReads(input.sandboxPolicy)) return "none";
+  if (fileSystemKind(input.sandboxPolicy) !== "restricted") return "none";
+  if (input.ruleSandbox && !(input.permissions === "require_escalated" && input.approvedInCall)) return "rule_sandbox";
+  if (hasDeniedReads(input.sandboxPolicy)) return "none";
   if (input.requirement.kind === "skip" && input.requirement.bypassSandbox) return "bypass_by_rule";
   if (input.permissions === "require_escalated" && input.approvedInCall) return "escalation_approved";
   return "none";

@@ -4,7 +4,10 @@ import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFound
 import type { DecisionTrace } from "../events.js";
 import { askApproval, checkCancelled, forbiddingRule } from "./approval-step.js";
 import { explainAttempt, firstAttemptOverride, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON, verdictWithDenial } from "./decisions.js";
-import type { ExecRequest, LaunchResult, Launcher, PipelineContext, PipelineOutcome } from "./types.js";
+import type { HostGrant } from "../network/grants.js";
+import { commandRuleGrant, ruleSandboxPolicy } from "../network/rule-grant.js";
+import { routeNetwork, withProxyCleanup } from "./network-step.js";
+import type { ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome } from "./types.js";
 
 const FULL_ACCESS: SandboxPolicy = { mode: "danger-full-access" };
 
@@ -94,20 +97,25 @@ export class ExecPipeline {
       approvedInCall = true;
     }
 
-    // 2. First attempt, under the selected sandbox unless a rule or an approved escalation lifts it.
+    // 2. First attempt, under the selected sandbox unless a rule or an approved escalation lifts it;
+    // a rule that names its own sandbox keeps the command in that one, with the rule's hosts.
+    const grant = commandRuleGrant(admission);
+    const rulePolicy = grant ? ruleSandboxPolicy(grant, ctx.sandboxPolicy) : undefined;
     const override = firstAttemptOverride({
       requirement,
       permissions: request.permissions,
       approvedInCall,
       sandboxPolicy: ctx.sandboxPolicy,
+      ruleSandbox: rulePolicy !== undefined,
     });
     trace.sandboxOverride = override;
-    const first = await this.#attempt(request, override === "none" ? ctx.sandboxPolicy : FULL_ACCESS, launch);
+    const firstPolicy = override === "none" ? ctx.sandboxPolicy : override === "rule_sandbox" && rulePolicy ? rulePolicy : FULL_ACCESS;
+    const first = await this.#attempt(request, firstPolicy, launch, override === "rule_sandbox" ? (grant?.hosts ?? []) : []);
     trace.initialSandbox = first.env.sandboxType;
     trace.attempts = 1;
     // The first attempt's explained denial; reported only while that attempt's result is the answer.
     const denial = first.result.probe
-      ? await explainAttempt(ctx.sandboxPolicy, request, first.env, first.result.probe, first.options, canEscalate(ctx))
+      ? await explainAttempt(firstPolicy, request, first.env, first.result.probe, first.options, canEscalate(ctx))
       : undefined;
     const done = (result: LaunchResult<T>, env: ExecEnv, retried: boolean, sandboxDenied: boolean): PipelineOutcome<T> => ({
       value: result.value,
@@ -115,6 +123,7 @@ export class ExecPipeline {
       retried,
       sandboxDenied,
       ...(!retried && denial ? { sandboxDenial: denial } : {}),
+      ...(!retried && first.network ? { network: first.network } : {}),
       admission,
       trace,
     });
@@ -158,7 +167,7 @@ export class ExecPipeline {
       return { ...done(first.result, first.env, false, true), sandboxRetry: "declined" };
     }
     trace.reviewDecision = granted.decision;
-    const second = await this.#attempt(request, FULL_ACCESS, launch);
+    const second = await this.#attempt(request, FULL_ACCESS, launch, []);
     trace.attempts = 2;
     if (!second.result.probe) {
       finish("running");
@@ -168,27 +177,36 @@ export class ExecPipeline {
     return done(second.result, second.env, true, false);
   }
 
-  /** Prepare the command for `policy` and launch it; cleans up the sandbox files once a probe says it finished. */
+  /**
+   * Prepare the command for `policy` and launch it; cleans up the sandbox files once a probe says it
+   * finished. A confined run whose network is off gets the session proxy when any host could be
+   * granted (`commandGrants`: the hosts its own rule names); the proxy stops with the sandbox.
+   */
   async #attempt<T>(
     request: ExecRequest,
     policy: SandboxPolicy,
     launch: Launcher<T>,
-  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions }> {
+    commandGrants: readonly HostGrant[],
+  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; network?: NetworkReport }> {
     checkCancelled(request.signal);
     const ctx = this.#ctx;
     // Again here, not only at the start of the call: an approval can wait for minutes, and the retry
     // after a denial comes after a sandboxed command had its turn at renaming things.
     await ctx.verifyWorkspace?.();
     const protectedPaths = [...(ctx.protectedPaths ?? []), ...ctx.policies.files, ...(ctx.userRulesFile ? [ctx.userRulesFile] : [])];
+    const routed = await routeNetwork(ctx, request, policy, commandGrants);
     const options: TransformOptions = {
       sandboxPolicyCwd: ctx.sandboxPolicyCwd ?? request.cwd,
       protectedPaths: [...new Set(protectedPaths)],
       ...(request.dedicatedTerminal ? { dedicatedTerminal: true } : {}),
+      ...(routed.run ? { networkProxy: routed.run.route } : {}),
     };
     let env: ExecEnv;
     try {
       env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: request.env }, policy, options);
+      if (routed.run) env = withProxyCleanup(env, routed.run);
     } catch (error) {
+      await routed.run?.stop().catch(() => undefined);
       // A missing program is found by the backend's pre-spawn check; it is not a sandbox failure.
       if (error instanceof SandboxCommandNotFoundError) throw new CommandNotFoundError(error.program, error.detail, { cause: error });
       throw new SandboxPrepareFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
@@ -204,7 +222,7 @@ export class ExecPipeline {
       throw new SpawnFailedError(`cannot start the command: ${errorMessage(error)}`, { cause: error });
     }
     if (result.probe) await releaseSandbox(env);
-    return { env, result, options };
+    return { env, result, options, ...(routed.report ? { network: routed.report } : {}) };
   }
 }
 

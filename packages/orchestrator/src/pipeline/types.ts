@@ -7,6 +7,15 @@ import type { PolicyStore } from "../rules/rules-store.js";
 import type { ApprovalHandler } from "../approval/types.js";
 import type { SandboxRetryStatus } from "../approval/retry-message.js";
 import type { DecisionTrace, EventBus } from "../events.js";
+import type { HostApprovals } from "../network/host-approval.js";
+import type { NetworkHostPolicy } from "../network/host-policy.js";
+import type { NetworkRefusal, RunNetworkDeps } from "../network/run-network.js";
+
+/** The session's network: how hosts are judged, who is asked about `prompt` hosts, how a run's proxy starts. */
+export interface SessionNetwork extends Omit<RunNetworkDeps, "askHost" | "events" | "hostPolicy"> {
+  hostPolicy: NetworkHostPolicy;
+  approvals: HostApprovals;
+}
 
 /** One command the pipeline is asked to admit and run. */
 export interface ExecRequest {
@@ -80,6 +89,20 @@ export interface PipelineOutcome<T> {
   sandboxRetry?: SandboxRetryStatus;
   admission: Admission;
   trace: DecisionTrace;
+  /**
+   * The network of the last attempt when it went through the session proxy (or should have and could
+   * not): read it once the command has finished, or at each response of a session, since hosts are
+   * refused while it runs.
+   */
+  network?: NetworkReport;
+}
+
+/** What a run's network amounted to, as the model is told: refused hosts, and why it had none. */
+export interface NetworkReport {
+  /** Hosts the proxy refused so far. */
+  refusals(): NetworkRefusal[];
+  /** Set when the run had less network than its grants say: the proxy could not start, or stopped. */
+  note(): string | undefined;
 }
 
 /** The long-lived parts of the pipeline, shared by every call of an orchestrator session. */
@@ -87,7 +110,10 @@ export interface PipelineContext {
   policies: PolicyStore<PolicyEvaluator>;
   approvalPolicy: ApprovalPolicy;
   sandboxPolicy: SandboxPolicy;
-  sandboxManager: Pick<SandboxManager, "prepare">;
+  /** `select` tells which backend (and so which proxy transport) a run gets; without it runs are never proxy-routed. */
+  sandboxManager: Pick<SandboxManager, "prepare"> & Partial<Pick<SandboxManager, "select">>;
+  /** Domain grants and the proxy that enforces them; absent means no proxy-routed network at all. */
+  network?: SessionNetwork;
   /** Without a handler every call that needs approval is rejected. */
   approvalHandler?: ApprovalHandler;
   /**

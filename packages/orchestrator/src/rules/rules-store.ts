@@ -5,13 +5,19 @@ import type { PolicyEvaluator } from "../admission/policy-types.js";
 /** How a `PolicyStore` reads and amends rules files (execpolicy's `loadPolicy` / `appendAllowPrefixRule`). */
 export interface PolicyIo<P extends PolicyEvaluator = Policy> {
   loadPolicy(files: string[]): Promise<P>;
-  appendAllowPrefixRule(file: string, prefix: readonly string[]): Promise<{ added: boolean }>;
+  /** `options.sandbox` writes the rule with that sandbox (`sandbox="…"`, a shellgate extension). */
+  appendAllowPrefixRule(file: string, prefix: readonly string[], options?: AmendSandbox): Promise<{ added: boolean }>;
+}
+
+/** The sandbox an "always allow" rule keeps its commands in. */
+export interface AmendSandbox {
+  sandbox: "read-only" | "workspace-write";
 }
 
 /** The real files: execpolicy's loader and its locked, deduplicating append. */
 export const EXECPOLICY_IO: PolicyIo<Policy> = {
   loadPolicy: (files) => loadPolicy(files),
-  appendAllowPrefixRule: (file, prefix) => appendAllowPrefixRule(file, prefix),
+  appendAllowPrefixRule: (file, prefix, options) => appendAllowPrefixRule(file, prefix, options ? { sandbox: options.sandbox } : {}),
 };
 
 /**
@@ -67,10 +73,10 @@ export class PolicyStore<P extends PolicyEvaluator = Policy> {
    * Append `prefix` as an allow rule to `file` and reload. A file not yet loaded joins the list last
    * (highest precedence) — only after the append succeeded, so a failed write changes nothing.
    */
-  amendAndReload(file: string, prefix: readonly string[]): Promise<{ added: boolean }> {
+  amendAndReload(file: string, prefix: readonly string[], options?: AmendSandbox): Promise<{ added: boolean }> {
     return this.#serial(async () => {
       const target = path.resolve(file);
-      const result = await this.#io.appendAllowPrefixRule(target, prefix);
+      const result = options ? await this.#io.appendAllowPrefixRule(target, prefix, options) : await this.#io.appendAllowPrefixRule(target, prefix);
       const files = this.#files.includes(target) ? [...this.#files] : [...this.#files, target];
       this.#policy = await this.#io.loadPolicy(files);
       this.#files = files;

@@ -1,3 +1,4 @@
+import type { NetworkRefusal } from "../network/run-network.js";
 import type { SandboxDenial } from "@shellgate/sandbox";
 import type { z } from "zod";
 import type { SandboxRetryStatus } from "../approval/retry-message.js";
@@ -48,6 +49,8 @@ export interface ToolOutput {
   sandboxRetry?: SandboxRetryStatus;
   /** What the sandbox refused and the way out (written for the model), when the run's evidence shows it. */
   sandboxDenial?: SandboxDenial;
+  /** Hosts the session's network proxy refused during the run, with why and how to grant them. The content lists them too. */
+  networkRefusals?: NetworkRefusal[];
 }
 
 /** One tool: its argument schema, whether a call may mutate, and how to run it. */

@@ -68,7 +68,7 @@ describe("PolicyStore with real rules files", () => {
 });
 
 describe("amendment round trip through the pipeline", () => {
-  it("approve with amendment writes the rule; the next identical call is skip without asking", async () => {
+  it("approve with amendment writes a sandboxed rule by default; the next identical call runs unasked, still in the sandbox", async () => {
     const userRules = path.join(dir, "rules", "default.rules");
     const store = await PolicyStore.load([]);
     const { handler, requests } = scriptedHandler(["approved_with_amendment"]);
@@ -78,7 +78,8 @@ describe("amendment round trip through the pipeline", () => {
     const first = await pipeline.run(request({ argv: ["cargo", "build"] }), scriptedLauncher([probe(0)]).launch);
     expect(first.admission.requirement).toEqual({ kind: "needs_approval", proposedAmendment: ["cargo", "build"] });
     expect(requests).toHaveLength(1);
-    expect(await readFile(userRules, "utf8")).toBe('prefix_rule(pattern=["cargo", "build"], decision="allow")\n');
+    expect(requests[0]).toMatchObject({ amendmentSandbox: "read-only", amendmentBypassesSandbox: true });
+    expect(await readFile(userRules, "utf8")).toBe('prefix_rule(pattern=["cargo", "build"], decision="allow", sandbox="read-only")\n');
     // This call ran in the sandbox: approval never lifts it.
     expect(manager.calls[0]?.policy.mode).toBe("read-only");
 
@@ -86,7 +87,22 @@ describe("amendment round trip through the pipeline", () => {
     expect(requests).toHaveLength(1);
     expect(second.admission.requirement).toEqual({ kind: "skip", bypassSandbox: true });
     expect(second.admission.matchedRules[0]?.source.file).toBe(userRules);
-    expect(second.trace).toMatchObject({ approvalRequirement: "skip", reviewed: false, sandboxOverride: "bypass_by_rule" });
+    // The rule allows without asking, but its sandbox keeps the command confined.
+    expect(second.trace).toMatchObject({ approvalRequirement: "skip", reviewed: false, sandboxOverride: "rule_sandbox", initialSandbox: "linux" });
+    expect(manager.calls[1]?.policy.mode).toBe("read-only");
+  });
+
+  it("sandboxed: false writes the plain Codex rule, whose commands then run outside the sandbox", async () => {
+    const userRules = path.join(dir, "rules", "default.rules");
+    const store = await PolicyStore.load([]);
+    const { handler } = scriptedHandler([{ decision: "approved_with_amendment", amendment: ["cargo", "build"], sandboxed: false }]);
+    const { ctx, manager } = makeContext({ approvalHandler: handler, userRulesFile: userRules });
+    const pipeline = new ExecPipeline({ ...ctx, policies: store });
+    await pipeline.run(request({ argv: ["cargo", "build"] }), scriptedLauncher([probe(0)]).launch);
+    expect(await readFile(userRules, "utf8")).toBe('prefix_rule(pattern=["cargo", "build"], decision="allow")\n');
+    const second = await pipeline.run(request({ callId: "call-2", argv: ["cargo", "build"] }), scriptedLauncher([probe(0)]).launch);
+    expect(second.trace).toMatchObject({ sandboxOverride: "bypass_by_rule", initialSandbox: "none" });
+    expect(manager.calls[1]?.policy.mode).toBe("danger-full-access");
   });
 
   it("a rules file that cannot be written is a configuration error naming userRulesFile; nothing runs", async () => {

@@ -8,11 +8,14 @@ export interface FakeRule {
   prefix: string[];
   decision: PolicyDecision;
   justification?: string;
+  sandbox?: "read-only" | "workspace-write";
+  network?: string[];
 }
 
 /** A policy that matches literal prefixes, with the absolute-path basename fallback. */
-export function fakePolicy(rules: FakeRule[]): PolicyEvaluator {
+export function fakePolicy(rules: FakeRule[], networkRules: PolicyEvaluator["networkRules"] = []): PolicyEvaluator {
   return {
+    networkRules,
     evaluate(argv) {
       const matchedRules: PolicyRuleMatch[] = [];
       rules.forEach((rule, i) => {
@@ -27,6 +30,8 @@ export function fakePolicy(rules: FakeRule[]): PolicyEvaluator {
             source: { file: "/fake/default.rules", line: i + 1, column: 1 },
           };
           if (rule.justification) m.justification = rule.justification;
+          if (rule.sandbox) m.sandbox = rule.sandbox;
+          if (rule.network) m.network = rule.network;
           matchedRules.push(m);
         }
       });

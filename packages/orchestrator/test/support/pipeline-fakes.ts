@@ -1,6 +1,6 @@
 // A recording sandbox manager and scripted launcher: the pipeline's state machine is tested here
 // without processes; pipeline-real.test.ts runs the same paths under the real Linux sandbox.
-import type { CommandSpec, ExecEnv, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
+import type { CommandSpec, ExecEnv, SandboxBackend, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
 import { ApprovalCache, PolicyStore, type ApprovalHandler, type ApprovalRequest, type PolicyIo } from "./internals.js";
 import { EventBus, type OrchestratorEvent } from "../../src/events.js";
 import type { ExecProbe, ExecRequest, LaunchResult, PipelineContext } from "./internals.js";
@@ -10,6 +10,24 @@ import { fakeDeps, fakePolicy, type FakeRule } from "./admission-fakes.js";
 export class RecordingManager {
   readonly calls: Array<{ spec: CommandSpec; policy: SandboxPolicy; options: TransformOptions }> = [];
   cleanups = 0;
+  /** How the fake backend reaches a proxy; `undefined`: it cannot. */
+  proxyTransport: SandboxBackend["proxyTransport"] = "loopback-tcp";
+  async select(policy: SandboxPolicy): Promise<SandboxBackend | null> {
+    if (policy.mode !== "read-only" && policy.mode !== "workspace-write") return null;
+    return {
+      name: "fake",
+      platform: process.platform,
+      sandboxType: "linux",
+      ...(this.proxyTransport ? { proxyTransport: this.proxyTransport } : {}),
+      isAvailable: async () => ({ available: true, isolation: "fake" }),
+      plan: async () => {
+        throw new Error("not planned in these tests");
+      },
+      transform: async () => {
+        throw new Error("the manager's prepare is used");
+      },
+    };
+  }
   async prepare(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions): Promise<ExecEnv> {
     this.calls.push({ spec, policy, options });
     const sandboxed = policy.mode === "read-only" || policy.mode === "workspace-write";

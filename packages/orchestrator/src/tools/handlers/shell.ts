@@ -1,5 +1,6 @@
 import { withSandboxRetryNote } from "../../approval/retry-message.js";
 import { formatFreeform, formatStructured } from "../../output/format.js";
+import { networkRefusalsOf, withNetworkNote } from "../../output/network-note.js";
 import { describeSpill } from "../../output/spill.js";
 import type { ToolHandler, ToolOutput } from "../registry.js";
 import { ShellArgsSchema, ShellCommandArgsSchema } from "../schemas.js";
@@ -40,13 +41,15 @@ async function oneShotOutput(runtime: ToolRuntime, outcome: OneShotOutcome, styl
   } finally {
     await spill?.end();
   }
+  const refusals = networkRefusalsOf(outcome.network);
   return {
-    content: withSandboxRetryNote(rendered.text, { status: outcome.sandboxRetry, exitCode: result.exitCode }, style),
+    content: withNetworkNote(withSandboxRetryNote(rendered.text, { status: outcome.sandboxRetry, exitCode: result.exitCode }, style), outcome.network, style),
     success: result.exitCode === 0 && !result.timedOut && !outcome.sandboxDenied,
     exitCode: result.exitCode,
     ...(outcome.sandboxRetry ? { sandboxRetry: outcome.sandboxRetry } : {}),
     ...(outcome.sandboxDenial ? { sandboxDenial: outcome.sandboxDenial } : {}),
     ...(rendered.fullOutputPath !== undefined ? { fullOutputPath: rendered.fullOutputPath } : {}),
+    ...(refusals ? { networkRefusals: refusals } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Shell } from "@shellgate/shell-detect";
 import { errorMessage, InvalidToolArgumentsError, SessionNotTtyError, SpawnFailedError } from "../../errors.js";
 import { OutputDeltaEmitter } from "../../output/deltas.js";
 import { NOTE_MARKER, sandboxRetryMessage } from "../../approval/retry-message.js";
+import { networkNoteLines, networkRefusalsOf } from "../../output/network-note.js";
 import { releaseSandbox } from "../../pipeline/decisions.js";
 import { clampExecYield, clampWriteYield, EARLY_EXIT_WAIT_MS, EXIT_OUTPUT_GRACE_MS, POST_WRITE_DELAY_MS, waitForExit } from "../../sessions/collect.js";
 import type { UnifiedExecManager } from "../../sessions/manager.js";
@@ -104,6 +105,8 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
         if (outcome.sandboxRetry) {
           warnings.push(`${NOTE_MARKER} ${sandboxRetryMessage(outcome.sandboxRetry, session.exitCode ?? -1, "model")}`);
         }
+        // Refusals up to this response; a session still running may be refused more hosts later.
+        warnings.push(...networkNoteLines(outcome.network).map((line) => `${NOTE_MARKER} ${line}`));
         const response = await sessions.respond(session, {
           callId: ctx.callId,
           startedAt: attemptStartedAt,
@@ -112,7 +115,12 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
           maxOutputTokens: outputTokensFor(runtime, args.max_output_tokens),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
-        return outcome.sandboxRetry ? { ...response, sandboxRetry: outcome.sandboxRetry } : response;
+        const refusals = networkRefusalsOf(outcome.network);
+        return {
+          ...response,
+          ...(outcome.sandboxRetry ? { sandboxRetry: outcome.sandboxRetry } : {}),
+          ...(refusals ? { networkRefusals: refusals } : {}),
+        };
       } catch (error) {
         if (!sessions.store.has(id)) sessions.store.releaseId(id);
         throw error;

@@ -1,0 +1,143 @@
+import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { startNetworkProxy, type NetworkProxy, type NetworkRequestEvent, type ProxyRequest, type ProxyVerdict } from "@shellgate/network-proxy";
+import type { NetworkProxyRoute, ProxyTransport } from "@shellgate/sandbox";
+import type { EventBus } from "../events.js";
+import type { HostGrant } from "./grants.js";
+import { describeVerdictSource, type NetworkHostPolicy, type HostVerdict } from "./host-policy.js";
+
+/** A host the proxy refused during a run, as the model is told. */
+export interface NetworkRefusal {
+  host: string;
+  port: number;
+  /** Why, in words (`no rule or grant allows this host`, `forbidden by network_rule at f:3:1`…). */
+  reason: string;
+  /** How to grant it, when it can be granted. */
+  hint?: string;
+}
+
+/** What a run's network needs from the session. */
+export interface RunNetworkDeps {
+  hostPolicy: NetworkHostPolicy;
+  /** Ask a person about a `prompt` host; resolves true when it may be reached (cached by the caller). */
+  askHost: (request: ProxyRequest, verdict: HostVerdict) => Promise<boolean>;
+  events: EventBus;
+  /** How the model is told to grant a refused host (the CLI says `--allow-domain HOST`). */
+  grantHint: (host: string) => string;
+  /** Where the per-run socket directory is made (default: `$XDG_RUNTIME_DIR` when set, else the temp dir). */
+  socketRoot?: string;
+  /** Test seam for the proxy; default `startNetworkProxy`. */
+  startProxy?: typeof startNetworkProxy;
+  /** Test seam for name resolution in the proxy. */
+  resolver?: Parameters<typeof startNetworkProxy>[0]["resolver"];
+}
+
+/** The proxy of one run: its route for the sandbox, what it refused, and how it ended. */
+export interface RunNetwork {
+  readonly route: NetworkProxyRoute;
+  /** Refused hosts so far, one entry per host and port, in the order first refused. */
+  refusals(): NetworkRefusal[];
+  /** Set once the proxy stopped on its own (the run then has no network): why, in words. */
+  failure(): string | undefined;
+  /** Stop the proxy and remove its sockets; idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start the proxy one run's network goes through. One per run, not per session: the proxy then knows
+ * which call asks (events and refusals name it) and which command's rule grants apply, and it dies
+ * with the run. Rejects when the proxy cannot start; the caller then runs the command without network.
+ */
+export async function startRunNetwork(
+  deps: RunNetworkDeps,
+  run: { callId: string; transport: ProxyTransport; commandGrants: readonly HostGrant[] },
+): Promise<RunNetwork> {
+  const refused = new Map<string, NetworkRefusal>();
+  let dir: string | undefined;
+  if (run.transport === "unix-socket") dir = await mkdtemp(path.join(deps.socketRoot ?? (await defaultSocketRoot()), "shellgate-net-"));
+  const decide = async (request: ProxyRequest): Promise<ProxyVerdict> => {
+    const verdict = deps.hostPolicy.judge(request.host, run.commandGrants);
+    const rule = verdict.source.kind === "rule" ? { rule: { ...verdict.source.rule.source } } : {};
+    if (verdict.decision === "allow") return { decision: "allow", allowPrivate: verdict.explicit, reason: describeVerdictSource(verdict.source), ...rule };
+    if (verdict.decision === "prompt" && (await deps.askHost(request, verdict))) {
+      return { decision: "allow", reason: "approved by a person", ...rule };
+    }
+    const reason = verdict.decision === "prompt" ? `${describeVerdictSource(verdict.source)}, and it was not approved` : describeVerdictSource(verdict.source);
+    const grantable = verdict.source.kind === "default" || verdict.source.kind === "rule" && verdict.source.rule.decision === "prompt";
+    return { decision: "deny", reason, ...(grantable ? { hint: deps.grantHint(request.host) } : {}), ...rule };
+  };
+  const onRequest = (event: NetworkRequestEvent) => {
+    deps.events.emit({ type: "network.request", callId: run.callId, ...event });
+    if (event.decision !== "deny") return;
+    const key = `${event.host}:${event.port}`;
+    if (refused.has(key)) return;
+    const verdict = deps.hostPolicy.judge(event.host, run.commandGrants);
+    const grantable = event.cause === "private-address" || verdict.source.kind === "default" || verdict.source.kind === "rule" && verdict.source.rule.decision === "prompt";
+    refused.set(key, {
+      host: event.host,
+      port: event.port,
+      reason: event.reason ?? event.cause,
+      ...(grantable ? { hint: deps.grantHint(event.host) } : {}),
+    });
+  };
+  let proxy: NetworkProxy;
+  try {
+    proxy = await (deps.startProxy ?? startNetworkProxy)({
+      decide,
+      onRequest,
+      listen: dir !== undefined ? { transport: "unix-socket", directory: dir } : { transport: "loopback-tcp" },
+      ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    });
+  } catch (error) {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  let failure: string | undefined;
+  let stopping = false;
+  void proxy.closed.then(({ error }) => {
+    if (!stopping) failure = `the network proxy stopped during the run${error ? ` (${error.message})` : ""}; from then on the command had no network`;
+  });
+  const route = routeOf(proxy, run.transport);
+  return {
+    route,
+    refusals: () => [...refused.values()],
+    failure: () => failure,
+    async stop() {
+      stopping = true;
+      await proxy.stop();
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function routeOf(proxy: NetworkProxy, transport: ProxyTransport): NetworkProxyRoute {
+  const { http, socks } = proxy.endpoints;
+  if (transport === "unix-socket") {
+    if (!http.socketPath || !socks.socketPath) throw new Error("the proxy did not report its socket paths");
+    return { transport, httpSocket: http.socketPath, socksSocket: socks.socketPath };
+  }
+  if (http.port === undefined || socks.port === undefined) throw new Error("the proxy did not report its ports");
+  return { transport, httpPort: http.port, socksPort: socks.port };
+}
+
+/**
+ * `$XDG_RUNTIME_DIR` is per user and 0700, outside any workspace; without it, a directory in the
+ * user's cache. Never the temp dir: `/tmp` and `$TMPDIR` are writable roots of a workspace-write run,
+ * and a backend refuses sockets a sandboxed command could replace.
+ */
+async function defaultSocketRoot(): Promise<string> {
+  const runtime = process.env["XDG_RUNTIME_DIR"];
+  if (runtime && path.isAbsolute(runtime) && (await isDirectory(runtime))) return runtime;
+  const dir = path.join(os.homedir(), ".cache", "shellgate", "run");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}

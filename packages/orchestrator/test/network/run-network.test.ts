@@ -1,0 +1,194 @@
+// The pipeline with the real session proxy (@shellgate/network-proxy on loopback TCP), no sandbox:
+// the "command" is the launcher itself, making HTTP requests through the proxy the fake backend's
+// environment points at. A loopback HTTP server stands in for the internet; the resolver maps the
+// test names to it.
+import http from "node:http";
+import net from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ExecEnv } from "@shellgate/sandbox";
+import {
+  ExecPipeline,
+  HostApprovals,
+  NetworkGrantsSchema,
+  NetworkHostPolicy,
+  normalizeGrants,
+  type HostRule,
+  type LaunchResult,
+  type PipelineContext,
+  type SessionNetwork,
+} from "../support/internals.js";
+import { makeContext, probe, request, scriptedHandler } from "../support/pipeline-fakes.js";
+
+let server: http.Server;
+let serverPort = 0;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => res.end(`hello from ${req.headers.host ?? "?"}`));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  serverPort = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const resolver = async () => [{ address: "127.0.0.1", family: 4 as const }];
+
+/** One HTTP GET through the proxy at `proxyPort` for `http://host:serverPort/`. */
+function getVia(proxyPort: number, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: proxyPort, path: `http://${host}:${serverPort}/`, headers: { host: `${host}:${serverPort}` } }, (res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function proxyPortOf(env: ExecEnv): number {
+  const url = env.env["HTTP_PROXY"];
+  if (!url) throw new Error("the run has no proxy");
+  return Number(new URL(url).port);
+}
+
+function network(ctx: PipelineContext, opts: { allow?: string[]; rules?: HostRule[] } = {}): SessionNetwork {
+  return {
+    hostPolicy: new NetworkHostPolicy(() => ({ networkRules: opts.rules ?? [] }), normalizeGrants(NetworkGrantsSchema.parse({ allow: opts.allow ?? [] }), "--allow-domain")),
+    approvals: new HostApprovals({ approvalPolicy: ctx.approvalPolicy, sessionApprovals: true, events: ctx.events, ...(ctx.approvalHandler ? { approvalHandler: ctx.approvalHandler } : {}) }),
+    grantHint: (host) => `re-run with --allow-domain ${host}`,
+    resolver,
+  };
+}
+
+/** A manager whose runs get the proxy URL in their env, as a backend's transform sets it. */
+function withProxyEnv(ctx: PipelineContext): void {
+  const manager = ctx.sandboxManager as { prepare: PipelineContext["sandboxManager"]["prepare"] };
+  const prepare = manager.prepare.bind(manager);
+  manager.prepare = async (spec, policy, options) => {
+    const env = await prepare(spec, policy, options);
+    const route = options.networkProxy;
+    return route?.transport === "loopback-tcp" ? { ...env, env: { ...env.env, HTTP_PROXY: `http://127.0.0.1:${route.httpPort}` } } : env;
+  };
+}
+
+/** A launcher that runs `hosts` through the run's proxy and reports the answers. */
+function fetchingLauncher(hosts: string[], answers: Array<{ status: number; body: string }>) {
+  const ports: number[] = [];
+  const launch = async (env: ExecEnv): Promise<LaunchResult<string>> => {
+    const port = proxyPortOf(env);
+    ports.push(port);
+    for (const h of hosts) answers.push(await getVia(port, h));
+    return { value: "done", probe: probe(0) };
+  };
+  return { launch, ports };
+}
+
+describe("proxy-routed runs through the pipeline", () => {
+  it("a granted host is reachable, any other is refused with a readable 403, and the outcome lists it", async () => {
+    const { ctx, events, manager } = makeContext({ approvalPolicy: "never" });
+    withProxyEnv(ctx);
+    ctx.network = network(ctx, { allow: ["registry.test"] });
+    const answers: Array<{ status: number; body: string }> = [];
+    const { launch, ports } = fetchingLauncher(["registry.test", "evil.test", "evil.test"], answers);
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), launch);
+    expect(manager.calls[0]?.options.networkProxy).toMatchObject({ transport: "loopback-tcp" });
+    expect(answers[0]).toEqual({ status: 200, body: `hello from registry.test:${serverPort}` });
+    expect(answers[1]?.status).toBe(403);
+    expect(answers[1]?.body).toContain(`evil.test:${serverPort}`);
+    expect(answers[1]?.body).toContain("no rule or grant allows this host");
+    expect(answers[1]?.body).toContain("re-run with --allow-domain evil.test");
+    // One refusal per host and port, however often it was tried.
+    expect(out.network?.refusals()).toEqual([
+      { host: "evil.test", port: serverPort, reason: "no rule or grant allows this host", hint: "re-run with --allow-domain evil.test" },
+    ]);
+    const requests = events.filter((e) => e.type === "network.request");
+    expect(requests.map((e) => e.type === "network.request" && [e.callId, e.host, e.decision])).toEqual([
+      ["call-1", "registry.test", "allow"],
+      ["call-1", "evil.test", "deny"],
+      ["call-1", "evil.test", "deny"],
+    ]);
+    // The proxy stopped with the run: its port no longer accepts connections.
+    await expect(new Promise((resolve, reject) => net.connect(ports[0]!, "127.0.0.1").on("connect", resolve).on("error", reject))).rejects.toThrow();
+  });
+
+  it("without any grant or rule that could let a host through, runs keep the plain network-off sandbox", async () => {
+    const { ctx, manager } = makeContext({ approvalPolicy: "never" });
+    ctx.network = network(ctx, { rules: [{ host: "evil.test", protocol: "https", decision: "forbidden", source: { file: "f", line: 1, column: 1 } }] });
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(manager.calls[0]?.options.networkProxy).toBeUndefined();
+    expect(out.network).toBeUndefined();
+  });
+
+  it("fails closed, and says so, when the backend cannot route through a proxy or the proxy cannot start", async () => {
+    const a = makeContext({ approvalPolicy: "never" });
+    a.manager.proxyTransport = undefined;
+    a.ctx.network = network(a.ctx, { allow: ["registry.test"] });
+    const outA = await new ExecPipeline(a.ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(a.manager.calls[0]?.options.networkProxy).toBeUndefined();
+    expect(outA.network?.note()).toMatch(/cannot route a command's network through the proxy, so this command ran without network/);
+
+    const b = makeContext({ approvalPolicy: "never" });
+    b.ctx.network = { ...network(b.ctx, { allow: ["registry.test"] }), startProxy: async () => Promise.reject(new Error("EMFILE")) };
+    const outB = await new ExecPipeline(b.ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(b.manager.calls[0]?.options.networkProxy).toBeUndefined();
+    expect(outB.network?.note()).toBe("the network proxy could not start (EMFILE), so this command ran without network");
+  });
+
+  it("under full network there is no proxy: --network on keeps meaning the whole network", async () => {
+    const { ctx, manager } = makeContext({ approvalPolicy: "never", sandboxPolicy: { mode: "workspace-write", writableRoots: [], networkAccess: true, excludeTmpdirEnvVar: false, excludeSlashTmp: false, deniedReadPaths: [] } });
+    ctx.network = network(ctx, { allow: ["registry.test"] });
+    await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(manager.calls[0]?.options.networkProxy).toBeUndefined();
+  });
+
+  it("a prompt rule asks once per host in a run, and an answer for the session is not asked again", async () => {
+    const { handler, requests } = scriptedHandler(["approved_for_session"]);
+    const { ctx, events } = makeContext({ approvalPolicy: "on-request", approvalHandler: handler });
+    withProxyEnv(ctx);
+    const rule: HostRule = { host: "ask.test", protocol: "https", decision: "prompt", justification: "the mirror", source: { file: "/r/net.rules", line: 4, column: 1 } };
+    ctx.network = network(ctx, { rules: [rule] });
+    const answers: Array<{ status: number; body: string }> = [];
+    const pipeline = new ExecPipeline(ctx);
+    await pipeline.run(request({ argv: ["cat", "x"] }), fetchingLauncher(["ask.test", "ask.test", "ask.test"], answers).launch);
+    await pipeline.run(request({ callId: "call-2", argv: ["cat", "y"] }), fetchingLauncher(["ask.test"], answers).launch);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({
+      why: { kind: "network", network: { host: "ask.test", port: serverPort, protocol: "http" } },
+      network: { host: "ask.test", rule: { file: "/r/net.rules", line: 4, column: 1, justification: "the mirror" } },
+      offeredDecisions: ["approved", "approved_for_session", "denied", "abort"],
+    });
+    expect(requests[0]?.reason).toContain("wants to reach ask.test");
+    // Approved by a person, not granted by name: its loopback address stays refused.
+    const causes = events.flatMap((e) => (e.type === "network.request" ? [e.cause] : []));
+    expect(causes).toEqual(["private-address", "private-address", "private-address", "private-address"]);
+    expect(answers.every((a) => a.status === 403)).toBe(true);
+  });
+
+  it("a prompt host nobody can be asked about is refused, with the rule named", async () => {
+    const { ctx } = makeContext({ approvalPolicy: "never" });
+    withProxyEnv(ctx);
+    ctx.network = network(ctx, { rules: [{ host: "ask.test", protocol: "https", decision: "prompt", source: { file: "/r/net.rules", line: 2, column: 1 } }] });
+    const answers: Array<{ status: number; body: string }> = [];
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), fetchingLauncher(["ask.test"], answers).launch);
+    expect(answers[0]?.status).toBe(403);
+    expect(out.network?.refusals()[0]?.reason).toBe("needs approval by network_rule at /r/net.rules:2:1, and it was not approved");
+  });
+
+  it("a rule that carries its own sandbox keeps the command confined and grants its hosts for that run only", async () => {
+    const { ctx, manager } = makeContext({
+      approvalPolicy: "never",
+      rules: [{ prefix: ["npm", "ci"], decision: "allow", sandbox: "workspace-write", network: ["registry.test"] }],
+    });
+    withProxyEnv(ctx);
+    ctx.network = network(ctx);
+    const answers: Array<{ status: number; body: string }> = [];
+    const pipeline = new ExecPipeline(ctx);
+    const out = await pipeline.run(request({ argv: ["npm", "ci"] }), fetchingLauncher(["registry.test"], answers).launch);
+    expect(out.trace.sandboxOverride).toBe("rule_sandbox");
+    expect(manager.calls[0]?.policy).toMatchObject({ mode: "workspace-write", networkAccess: false });
+    expect(answers[0]?.status).toBe(200);
+    // Another command does not get the rule's host (and without any grant, no proxy at all).
+    await pipeline.run(request({ callId: "call-2", argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(manager.calls[1]?.options.networkProxy).toBeUndefined();
+  });
+});
