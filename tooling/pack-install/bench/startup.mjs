@@ -37,11 +37,15 @@ const env = cleanEnv(home);
 const cli = path.join(project, "node_modules", "@shellgate", "cli", "bin");
 const rules = path.join(project, "bench.rules");
 writeFileSync(rules, 'prefix_rule(pattern=["git", "push"], decision="forbidden")\n');
+// What Node's ES module loader costs for one empty module: the part of the gap that is not ours.
+const emptyModule = path.join(project, "bench-empty.mjs");
+writeFileSync(emptyModule, "");
 
 // Each bin is started as `node FILE` (what its `#!/usr/bin/env node` line does, without the env
 // lookup), so the difference to `node -e 0` is shellgate's own start-up.
 const commands = {
   "node -e 0": [process.execPath, "-e", "0"],
+  "node empty.mjs (ESM baseline)": [process.execPath, emptyModule],
   "policy-check --version": [process.execPath, path.join(cli, "policy-check.js"), "--version"],
   "policy-check (one rule, one command)": [process.execPath, path.join(cli, "policy-check.js"), "--rules", rules, "--", "git", "push"],
   "shellgate --version": [process.execPath, path.join(cli, "shellgate.js"), "--version"],
