@@ -108,8 +108,10 @@ function cliSuggestion(d: DenialData, command: readonly string[] | undefined): s
       return "the configuration hides it on purpose; no flag or approval lifts that, only a change to the denied-read paths";
     case "unnamed-path":
       return `find the directory it writes to and re-run with --writable-root DIR${orEscalate}`;
-    case "network-disabled":
-      return `re-run with --network on (there are no per-domain grants yet)${orEscalate}`;
+    case "network-disabled": {
+      const hosts = d.hosts.length > 0 ? d.hosts.map((h) => `--allow-domain ${h}`).join(" ") : "--allow-domain HOST";
+      return `re-run with ${hosts} (only that host, through shellgate's network proxy) or with --network on (the whole network)${orEscalate}`;
+    }
     case "seccomp":
       return pinned ? `no flag lifts the filter, and ${ALWAYS_SANDBOXED}` : `no flag lifts the filter; allow the command with a rule${orEscalate}`;
   }
@@ -127,7 +129,7 @@ function modelSuggestion(d: DenialData, command: readonly string[] | undefined):
   if ((pinned || d.grant.noApprover === true) && d.cause !== "denied-read-path") {
     const ask =
       d.cause === "network-disabled"
-        ? "ask the user to turn network access on"
+        ? `ask the user to allow ${d.hosts.length > 0 ? list(d.hosts) : "the hosts it needs"} (or to turn network access on)`
         : d.grant.writableRoot
           ? `ask the user to add ${d.grant.writableRoot} as a writable root`
           : !pinned && (d.cause === "protected-path" || d.cause === "seccomp")
@@ -152,7 +154,7 @@ function modelSuggestion(d: DenialData, command: readonly string[] | undefined):
     case "unnamed-path":
       return `if the task needs it, ${ESCALATE_MODEL}`;
     case "network-disabled":
-      return `if the task needs the network, ${ESCALATE_MODEL} (or ask the user to turn network access on)`;
+      return `if the task needs the network, ${ESCALATE_MODEL} (or ask the user to allow ${d.hosts.length > 0 ? list(d.hosts) : "the hosts it needs"}, or to turn network access on)`;
     case "seccomp":
       return `if the task needs it, ${ESCALATE_MODEL}`;
   }

@@ -249,7 +249,7 @@ describe("explainSandboxDenial: audiences, note and input errors", () => {
     expect(git.suggestion).not.toMatch(/--escalate|prefix_rule/);
     expect(git.suggestion).toContain("denied-read paths keep every command sandboxed");
     const net = explainSandboxDenial(evidence({ policy, stderr: "curl: (6) Could not resolve host: example.com\n" }), { audience: "cli" })!;
-    expect(net.suggestion).toBe("re-run with --network on (there are no per-domain grants yet)");
+    expect(net.suggestion).toBe("re-run with --allow-domain example.com (only that host, through shellgate's network proxy) or with --network on (the whole network)");
   });
 
   it("rejects malformed evidence with a typed error naming the field", () => {
