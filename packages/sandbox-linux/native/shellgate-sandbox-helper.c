@@ -625,11 +625,14 @@ struct conn {
   int pipe[2][2];
   size_t pending[2];
   int eof[2];
+  int grown[2];
   int dead;
   struct conn *next_dead;
 };
 
 #define RELAY_CHUNK (1 << 20)
+/* A pipe grows to this once a direction carries bulk data (fewer splices and wake-ups per MB). */
+#define RELAY_BULK_PIPE (1 << 19)
 #define RELAY_EVENTS 256
 
 static struct listener listeners[MAX_RELAYS];
@@ -708,6 +711,15 @@ static int pump(struct conn *c, int d) {
     ssize_t n = splice(c->fd[d], NULL, c->pipe[d][1], NULL, RELAY_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (n > 0) {
       c->pending[d] += (size_t)n;
+      /*
+       * Only a direction that fills its pipe grows it: pipe buffers count against the user's
+       * pipe-user-pages limit, shared with the user's processes outside the sandbox. A refusal
+       * (the limit reached) leaves the default size.
+       */
+      if (!c->grown[d] && n >= 65536) {
+        c->grown[d] = 1;
+        (void)fcntl(c->pipe[d][1], F_SETPIPE_SZ, RELAY_BULK_PIPE);
+      }
       continue;
     }
     if (n == 0) {
@@ -808,7 +820,7 @@ static void relay_loop(void) {
 static void relay_seccomp(void) {
   static const uint32_t allowed[] = {
     __NR_epoll_pwait, __NR_epoll_ctl, __NR_accept4, __NR_connect, __NR_splice, __NR_pipe2,
-    __NR_close, __NR_shutdown, __NR_setsockopt, __NR_write, __NR_mmap, __NR_munmap, __NR_brk,
+    __NR_close, __NR_shutdown, __NR_setsockopt, __NR_fcntl, __NR_write, __NR_mmap, __NR_munmap, __NR_brk,
     __NR_madvise, __NR_mremap, __NR_rt_sigreturn, __NR_restart_syscall, __NR_exit, __NR_exit_group,
     /* glibc's malloc seeds its heap randomisation on first use */
     __NR_getrandom,

@@ -17,7 +17,7 @@ import {
   type SandboxBackend,
   type SandboxPolicyInput,
 } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend, LinuxSandboxError } from "../src/index.js";
+import { createLinuxSandboxBackend, LinuxSandboxError, locateHelper } from "../src/index.js";
 import { baseEnv, bwrapMissing, compileProbe, landlockMissing, makeDirs, run, sh, type RunResult } from "./support.js";
 
 const bwrapSkip = await bwrapMissing();
@@ -580,6 +580,31 @@ describe.skipIf(bwrapSkip !== undefined)(`proxy-routed network under bwrap+secco
     }
     await expect(manager.prepare({ argv: sh("true"), cwd: ws, env: baseEnv() }, policy, { sandboxPolicyCwd: ws, networkProxy: { transport: "loopback-tcp", httpPort: 1, socksPort: 2 } }))
       .rejects.toThrow(SandboxProxyUnsupportedError);
+  });
+});
+
+const helper = locateHelper();
+describe.skipIf(process.platform !== "linux" || !helper)("the helper's proxy arguments", () => {
+  it("fail closed (125) before anything runs: no relay, a relay without proxy mode, bad ports or paths, Landlock or the reaper", async () => {
+    const h = helper as string;
+    const marker = path.join(os.tmpdir(), `sg-proxy-args-${process.pid}`);
+    for (const args of [
+      ["--net", "proxy"],
+      ["--net", "off", "--relay", "3128=/x.sock"],
+      ["--net", "proxy", "--relay", "0=/x.sock"],
+      ["--net", "proxy", "--relay", "70000=/x.sock"],
+      ["--net", "proxy", "--relay", "3128"],
+      ["--net", "proxy", "--relay", "3128=relative.sock"],
+      ["--net", "proxy", "--relay", `3128=/${"x".repeat(120)}`],
+      ["--net", "proxy", "--relay", "3128=/a.sock", "--relay", "3128=/b.sock"],
+      ["--net", "proxy", "--relay", "3128=/x.sock", "--landlock"],
+      ["--net", "proxy", "--relay", "3128=/x.sock", "--reap"],
+    ]) {
+      const r = await run([h, ...args, "--", "/usr/bin/touch", marker]);
+      expect(r.code, args.join(" ")).toBe(125);
+      expect(r.stderr).toMatch(/shellgate-sandbox-helper/);
+      expect(fs.existsSync(marker)).toBe(false);
+    }
   });
 });
 
