@@ -1,5 +1,6 @@
-import { connect, isIP, type Socket } from "node:net";
+import { isIP, type Socket } from "node:net";
 import { classifyAddress, type AddressClass } from "./address-class.js";
+import { connectTo, errorCode, untilStopped } from "./connect.js";
 import { InvalidHostError } from "./errors.js";
 import { isValidPort, normalizeRequestHost } from "./host.js";
 import type { Refusal } from "./refusal.js";
@@ -43,9 +44,11 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
 
   let verdict: ProxyVerdict;
   try {
-    verdict = await ctx.decide({ protocol, host, port });
+    // No time limit: a decide may be waiting for a person (an approval prompt). stop() ends the wait.
+    verdict = await untilStopped(Promise.resolve().then(() => ctx.decide({ protocol, host, port })), ctx.signal);
     if (typeof verdict !== "object" || verdict === null) throw new TypeError("decide returned no verdict");
   } catch (error) {
+    if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
     return refuse(base, "decide-failed", `the network policy failed (${error instanceof Error ? error.message : String(error)}), so nothing is allowed`);
   }
   const cause = verdict.rule ? "rule" : "default";
@@ -59,9 +62,10 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
     addresses = [host];
   } else {
     try {
-      const answer = await ctx.resolver(host);
+      const answer = await untilStopped(Promise.resolve().then(() => ctx.resolver(host)), ctx.signal, ctx.connectTimeoutMs);
       addresses = Array.from(answer ?? [], (a) => a?.address).filter((a): a is string => typeof a === "string" && isIP(a) !== 0);
     } catch (error) {
+      if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
       return refuse(base, "resolve-failed", `cannot resolve ${host} (${errorCode(error)})`, extra);
     }
     if (addresses.length === 0) return refuse(base, "resolve-failed", `cannot resolve ${host} (no address)`, extra);
@@ -69,7 +73,12 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
 
   // Every address is checked, not just the first: the connect loop below may reach any of them.
   for (const address of addresses) {
-    const kind = classifyAddress(address);
+    let kind: AddressClass;
+    try {
+      kind = classifyAddress(address);
+    } catch {
+      kind = "reserved"; // a scoped IPv6 address ("fe80::1%eth0") from a resolver: nothing to reach
+    }
     if (kind === "public" || (verdict.allowPrivate === true && GRANTABLE.has(kind))) continue;
     const what = address === host ? `${address} is a ${kind} address` : `${host} resolves to ${address}, a ${kind} address`;
     const rule = kind === "unspecified" || kind === "multicast" || kind === "reserved" ? "never reachable through the proxy" : "reachable only for a host granted by name";
@@ -81,7 +90,7 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
   let lastError: unknown;
   for (const address of addresses) {
     try {
-      const socket = await connectTo(address, port, deadline - Date.now(), ctx);
+      const socket = await connectTo(address, port, deadline - Date.now(), ctx.signal, ctx.track);
       return { ok: true, socket, event: { ...base, decision: "allow", cause, ...(verdict.rule ? { rule: verdict.rule } : {}), ...(verdict.reason !== undefined ? { reason: String(verdict.reason) } : {}), address } };
     } catch (error) {
       lastError = error;
@@ -108,39 +117,4 @@ function refuse(
     refusal: { cause, host: base.host, port: base.port, reason, ...(hint !== undefined ? { hint } : {}) },
     event: { ...base, decision: "deny", cause, reason, ...rest },
   };
-}
-
-function connectTo(address: string, port: number, timeoutMs: number, ctx: AdmissionContext): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    // Half-open, like the client side: a destination that ends its side may still be sent the rest.
-    const socket = connect({ host: address, port, family: isIP(address), allowHalfOpen: true });
-    ctx.track(socket);
-    const fail = (error: Error) => {
-      cleanup();
-      socket.destroy();
-      reject(error);
-    };
-    const onAbort = () => fail(new Error("stopped"));
-    const timer = setTimeout(() => fail(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })), Math.max(1, timeoutMs));
-    const cleanup = () => {
-      clearTimeout(timer);
-      socket.off("error", fail);
-      ctx.signal.removeEventListener("abort", onAbort);
-    };
-    socket.once("error", fail);
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
-    socket.once("connect", () => {
-      cleanup();
-      // The frontends add their own handling; until they do, an error must not be unhandled (it would kill the host).
-      socket.on("error", () => {});
-      socket.setNoDelay(true);
-      resolve(socket);
-    });
-  });
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") return code;
-  return error instanceof Error ? error.message : String(error);
 }

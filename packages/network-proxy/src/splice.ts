@@ -1,6 +1,13 @@
 import type { Duplex } from "node:stream";
 
 /**
+ * How much may wait in one direction's write queue before the other side stops being read.
+ * Sockets default to 16 KiB, less than one 64 KiB read, so `pipe()` would stop and restart reading
+ * after every chunk; a tunnel is a byte stream with nothing to parse, so it can afford more.
+ */
+const QUEUE_LIMIT = 1024 * 1024;
+
+/**
  * Joins a client stream to its destination both ways. An end is passed on (half-close, which TLS
  * and `git` rely on), and each side then closes on its own once both directions are done. Only an
  * abort travels as an abort: an error, or a close before the stream ended, destroys the other side,
@@ -20,6 +27,20 @@ export function splice(client: Duplex, upstream: Duplex): void {
   upstream.once("close", () => {
     if (!upstream.readableEnded) client.destroy();
   });
-  client.pipe(upstream);
-  upstream.pipe(client);
+  pump(client, upstream);
+  pump(upstream, client);
+}
+
+function pump(from: Duplex, to: Duplex): void {
+  from.on("data", (chunk: Buffer) => {
+    to.write(chunk);
+    // Past the socket's own mark `write` has set its drain flag, so "drain" comes once the queue empties.
+    if (to.writableLength >= QUEUE_LIMIT && !from.isPaused()) {
+      from.pause();
+      to.once("drain", () => from.resume());
+    }
+  });
+  from.once("end", () => to.end());
+  // Paused streams stay paused when a "data" listener is added (held optimistic data, a CONNECT head).
+  from.resume();
 }

@@ -82,7 +82,7 @@ export interface NetworkProxyOptions {
   resolver?: ProxyResolver;
   /** Observes every request's outcome; its errors are swallowed so it cannot break the proxy. */
   onRequest?: (event: NetworkRequestEvent) => void;
-  /** Budget for connecting to the destination (all its checked addresses together); default 10_000. */
+  /** Budget for resolving a name, and again for connecting to its checked addresses (all together); default 10_000. */
   connectTimeoutMs?: number;
 }
 

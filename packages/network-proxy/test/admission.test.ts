@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ProxyVerdict } from "../src/index.js";
-import { connectViaProxy, httpViaProxy, proxyWith, socksRequest, startOrigin, stopAll, tableResolver } from "./helpers.js";
+import { connectViaProxy, httpViaProxy, proxyWith, readAll, socksRequest, startOrigin, stopAll, tableResolver } from "./helpers.js";
 
 // The fake internet runs on loopback, which is exactly what a sandboxed command must not reach by
 // itself: allowed requests below carry `allowPrivate` (an explicit grant by name), and the
@@ -98,10 +98,7 @@ describe("DNS pinning", () => {
             ? (await connectViaProxy(proxy.endpoints.http, `rebind.test:${first.port}`)).socket
             : (await socksRequest(proxy.endpoints.socks, { name: "rebind.test", port: first.port })).socket;
           socket.write("GET /x HTTP/1.1\r\nHost: rebind.test\r\nConnection: close\r\n\r\n");
-          body = await new Promise<string>((resolve) => {
-            let data = "";
-            socket.on("data", (d) => (data += d)).on("close", () => resolve(data.split("\r\n\r\n").pop() ?? ""));
-          });
+          body = (await readAll(socket)).split("\r\n\r\n").pop() ?? "";
         }
         expect(body, via).toBe("checked /x");
         expect(calls, via).toBe(1);
@@ -112,3 +109,22 @@ describe("DNS pinning", () => {
     }
   });
 });
+
+describe("resolver answers", () => {
+  it("a resolver that never answers ends as resolve-failed after connectTimeoutMs", async () => {
+    const { proxy, events } = await proxyWith({ decide: allow(true), resolver: () => new Promise<never>(() => {}), connectTimeoutMs: 100 });
+    const res = await httpViaProxy(proxy.endpoints.http, "http://slow.test/");
+    expect(res.status).toBe(502);
+    expect(events[0]).toMatchObject({ cause: "resolve-failed", reason: "cannot resolve slow.test (ETIMEDOUT)" });
+  });
+
+  it("ignores answers that are not addresses, and refuses a scoped IPv6 address", async () => {
+    const resolver = async (host: string) =>
+      host === "junk.test" ? [{ address: "not-an-ip", family: 4 as const }] : [{ address: "fe80::1%lo", family: 6 as const }];
+    const { proxy, events } = await proxyWith({ decide: allow(true), resolver });
+    expect((await httpViaProxy(proxy.endpoints.http, "http://junk.test/")).status).toBe(502);
+    expect((await httpViaProxy(proxy.endpoints.http, "http://scoped.test/")).status).toBe(403);
+    expect(events.map((e) => e.cause)).toEqual(["resolve-failed", "private-address"]);
+  });
+});
+

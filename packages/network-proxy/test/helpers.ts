@@ -98,6 +98,7 @@ export function connectViaProxy(endpoint: Endpoint, target: string): Promise<{ s
       const status = Number(head.split(" ")[1]);
       if (status === 200) {
         socket.off("data", onData);
+        socket.pause();
         if (buffer.length > end + 4) socket.unshift(buffer.subarray(end + 4));
         resolve({ status, body: "", socket });
         return;
@@ -123,10 +124,12 @@ export function readBytes(socket: net.Socket, n: number): Promise<Buffer> {
       }
     };
     const onClose = () => { done(); resolve(buffer); };
-    const done = () => { socket.off("data", onData); socket.off("close", onClose); socket.off("end", onClose); };
+    // Paused again: a flowing socket with no listener would drop what arrives before the next reader.
+    const done = () => { socket.off("data", onData); socket.off("close", onClose); socket.off("end", onClose); socket.pause(); };
     socket.on("data", onData);
     socket.once("close", onClose);
     socket.once("end", onClose);
+    socket.resume();
   });
 }
 
@@ -135,6 +138,7 @@ export function readAll(socket: net.Socket): Promise<string> {
   return new Promise((resolve) => {
     let data = "";
     socket.on("data", (d) => (data += d.toString("utf8")));
+    socket.resume();
     socket.once("end", () => resolve(data));
     socket.once("close", () => resolve(data));
   });
