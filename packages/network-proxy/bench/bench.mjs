@@ -28,6 +28,20 @@ const child = (file) =>
 const [originProcess, { port }] = await child("origin.mjs");
 const [proxyProcess, endpoints] = await child("proxy-host.mjs");
 const proxy = { endpoints };
+const cpuOf = (c) =>
+  new Promise((resolve) => {
+    const on = (m) => {
+      if (m?.cpu === undefined) return;
+      c.off("message", on);
+      resolve((m.cpu.user + m.cpu.system) / 1000);
+    };
+    c.on("message", on);
+    c.send("cpu");
+  });
+const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 function get(options) {
   return new Promise((resolve, reject) => {
@@ -89,13 +103,21 @@ const modes = [
 // Rounds interleave the modes, so that load from elsewhere on the machine (it drifts) falls on all of them alike.
 async function interleaved(rounds, path, check) {
   const samples = new Map(modes.map(([name]) => [name, []]));
+  const cpu = new Map(modes.map(([name]) => [name, { client: 0, proxy: 0, origin: 0 }]));
   for (let i = 0; i < rounds; i++) {
     for (const [name, run] of modes) {
+      const before = [selfCpu(), await cpuOf(proxyProcess), await cpuOf(originProcess)];
       const result = await run(path);
+      const after = [selfCpu(), await cpuOf(proxyProcess), await cpuOf(originProcess)];
       check?.(result);
       samples.get(name).push(result.ms);
+      const c = cpu.get(name);
+      c.client += after[0] - before[0];
+      c.proxy += after[1] - before[1];
+      c.origin += after[2] - before[2];
     }
   }
+  samples.cpu = cpu;
   return samples;
 }
 
@@ -111,6 +133,17 @@ console.log(`  direct            ${base.toFixed(0)} MB/s`);
 for (const [name] of modes.slice(1)) {
   const r = rate(name);
   console.log(`  ${name.padEnd(17)} ${r.toFixed(0)} MB/s  = ${((r / base) * 100).toFixed(0)} % of direct (target >= 50 %: ${verdict(r / base >= 0.5)})`);
+}
+
+console.log("\nCPU per 100 MB download (ms; independent of load from elsewhere), and the rate one core could sustain:");
+for (const [name] of modes) {
+  const c = downloads.cpu.get(name);
+  const per = (x) => x / 5;
+  const busiest = Math.max(per(c.client), per(c.origin), name === "direct" ? 0 : per(c.proxy));
+  console.log(
+    `  ${name.padEnd(17)} client ${per(c.client).toFixed(0).padStart(5)}  proxy ${per(c.proxy).toFixed(0).padStart(5)}  origin ${per(c.origin).toFixed(0).padStart(5)}` +
+      `  → ${(SIZE / 1e6 / (busiest / 1000)).toFixed(0)} MB/s with a core per process`,
+  );
 }
 
 console.log(`\nlatency, median of ${ROUNDS} small requests per mode, interleaved (a new connection each, direct and through the proxy):`);

@@ -18,3 +18,5 @@ const server = http.createServer((req, res) => {
 });
 server.listen(0, "127.0.0.1", () => process.send?.({ port: server.address().port }));
 process.on("disconnect", () => process.exit(0));
+// CPU time on request, so the bench can report cost per byte, which machine load does not distort.
+process.on("message", (m) => m === "cpu" && process.send?.({ cpu: process.cpuUsage() }));

@@ -9,3 +9,5 @@ const proxy = await startNetworkProxy({
 });
 process.send?.(proxy.endpoints);
 process.on("disconnect", () => void proxy.stop().then(() => process.exit(0)));
+// CPU time on request, so the bench can report cost per byte, which machine load does not distort.
+process.on("message", (m) => m === "cpu" && process.send?.({ cpu: process.cpuUsage() }));

@@ -1,4 +1,5 @@
 import { connect, isIP, type Socket } from "node:net";
+import { STREAM_MARK } from "./splice.js";
 
 /** `promise`, unless stop() (or `timeoutMs`) comes first: then a rejection, so nothing waits on a stopped proxy. */
 export function untilStopped<T>(promise: Promise<T>, signal: AbortSignal, timeoutMs?: number): Promise<T> {
@@ -24,7 +25,9 @@ export function untilStopped<T>(promise: Promise<T>, signal: AbortSignal, timeou
 export function connectTo(address: string, port: number, timeoutMs: number, signal: AbortSignal, track: (socket: Socket) => void): Promise<Socket> {
   return new Promise((resolve, reject) => {
     // Half-open, like the client side: a destination that ends its side may still be sent the rest.
-    const socket = connect({ host: address, port, family: isIP(address), allowHalfOpen: true });
+    // (`highWaterMark` is a net.Socket option since Node 18 that @types/node 20 does not list yet.)
+    const options = { host: address, port, family: isIP(address), allowHalfOpen: true, highWaterMark: STREAM_MARK };
+    const socket = connect(options);
     track(socket);
     const fail = (error: Error) => {
       cleanup();

@@ -1,10 +1,10 @@
 import { EventEmitter } from "node:events";
-import { Agent, type Server as HttpServer } from "node:http";
+import { Agent, createServer, type Server as HttpServer } from "node:http";
 import type { Socket } from "node:net";
 import { RequestError, Server, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from "proxy-chain";
 import { admit, type AdmissionContext } from "./admission.js";
 import { httpStatusOf, refusalText } from "./refusal.js";
-import { splice } from "./splice.js";
+import { splice, STREAM_MARK } from "./splice.js";
 import type { NetworkRequestEvent } from "./types.js";
 
 /** What the HTTP listener needs from the running proxy. */
@@ -14,10 +14,24 @@ export interface HttpFrontendContext extends AdmissionContext {
 
 type ClientSocket = Parameters<Server["onConnection"]>[0];
 
-// proxy-chain drops every connection without a `remoteAddress` (a guard against a Node bug with
-// TCP sockets), and a unix-socket client never has one. The registration it does besides is kept:
-// close(true) relies on it to end open tunnels.
 class ShellgateProxyServer extends Server {
+  constructor(options: ConstructorParameters<typeof Server>[0]) {
+    super(options);
+    // proxy-chain's own http.Server keeps Node's 16 KiB stream marks, so a forwarded download
+    // stops and restarts reading after every 64 KiB chunk. The same server with larger marks,
+    // wired to the same handlers proxy-chain wires for `serverType: "http"`, replaces it before
+    // anything listens.
+    const server = createServer({ highWaterMark: STREAM_MARK });
+    server.on("clientError", this.onClientError.bind(this));
+    server.on("request", this.onRequest.bind(this));
+    server.on("connect", this.onConnect.bind(this));
+    server.on("connection", this.onConnection.bind(this));
+    this.server = server;
+  }
+
+  // proxy-chain drops every connection without a `remoteAddress` (a guard against a Node bug with
+  // TCP sockets), and a unix-socket client never has one. The registration it does besides is
+  // kept: close(true) relies on it to end open tunnels.
   override onConnection(socket: ClientSocket): void {
     this.registerConnection(socket);
     socket.setNoDelay?.(true);

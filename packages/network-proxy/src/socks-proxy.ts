@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { admit, type AdmissionContext } from "./admission.js";
 import { normalizeRequestHost } from "./host.js";
 import { SocksReply, socksReplyOf } from "./refusal.js";
-import { splice } from "./splice.js";
+import { splice, STREAM_MARK } from "./splice.js";
 import type { NetworkRequestEvent } from "./types.js";
 
 /** What the SOCKS5 listener needs from the running proxy. */
@@ -76,7 +76,7 @@ export function createSocksProxy(ctx: SocksFrontendContext): { server: Server; c
     );
   });
   // Half-open: a client that ends its side (request sent) must still get the whole answer.
-  const server = createServer({ allowHalfOpen: true }, (socket) => {
+  const server = createServer({ allowHalfOpen: true, highWaterMark: STREAM_MARK }, (socket) => {
     clients.add(socket);
     socket.once("close", () => clients.delete(socket));
     socket.on("error", () => {});

@@ -1,11 +1,11 @@
 import type { Duplex } from "node:stream";
 
 /**
- * How much may wait in one direction's write queue before the other side stops being read.
- * Sockets default to 16 KiB, less than one 64 KiB read, so `pipe()` would stop and restart reading
- * after every chunk; a tunnel is a byte stream with nothing to parse, so it can afford more.
+ * How much may wait in one direction's write queue before the other side stops being read, and
+ * the stream mark of every socket the proxy makes. Node's default, 16 KiB, is less than one 64 KiB
+ * read, so a relay would stop and restart reading after every chunk.
  */
-const QUEUE_LIMIT = 1024 * 1024;
+export const STREAM_MARK = 1024 * 1024;
 
 /**
  * Joins a client stream to its destination both ways. An end is passed on (half-close, which TLS
@@ -35,7 +35,7 @@ function pump(from: Duplex, to: Duplex): void {
   from.on("data", (chunk: Buffer) => {
     to.write(chunk);
     // Past the socket's own mark `write` has set its drain flag, so "drain" comes once the queue empties.
-    if (to.writableLength >= QUEUE_LIMIT && !from.isPaused()) {
+    if (to.writableLength >= STREAM_MARK && !from.isPaused()) {
       from.pause();
       to.once("drain", () => from.resume());
     }
