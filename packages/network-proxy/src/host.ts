@@ -4,10 +4,11 @@ import { InvalidHostError } from "./errors.js";
 /** Longest DNS name (RFC 1035, without the root dot). */
 const MAX_NAME_LENGTH = 253;
 
-// Characters that would make the WHATWG parser read the input as more than a host (userinfo, port,
-// path, query, fragment) or that no host contains; they are refused instead of being parsed away.
+/** A DNS name after IDNA: plain ASCII labels. */
 const NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/u;
 
+// Characters that would make the WHATWG parser read the input as more than a host (userinfo, port,
+// path, query, fragment) or that no host contains; they are refused instead of being parsed away.
 const NOT_IN_A_HOST = /[\s/\\?#@%[\]<>^|"'`{}\u0000-\u001f\u007f]/u;
 
 /**
@@ -25,7 +26,8 @@ export function normalizeRequestHost(host: string): string {
   let text = host.trim();
   if (text === "") throw new InvalidHostError(host, "empty");
   if (text.length > 1024) throw new InvalidHostError(host, "too long");
-  if (text.startsWith("[") && text.endsWith("]")) text = text.slice(1, -1);
+  // Brackets belong to IPv6 literals only; "[evil.test]" is refused below like any other "[".
+  if (text.startsWith("[") && text.endsWith("]") && isIPv6(text.slice(1, -1))) text = text.slice(1, -1);
   if (isIPv6(text)) return canonicalIPv6(host, text);
   if (NOT_IN_A_HOST.test(text)) throw new InvalidHostError(host, "contains a character no host name has");
   if (text.includes(":")) throw new InvalidHostError(host, "a port or an IPv6 address with a zone is not a host");

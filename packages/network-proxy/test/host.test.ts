@@ -44,6 +44,8 @@ describe("normalizeRequestHost", () => {
     ["*.example.com"],
     ["fe80::1%eth0"],
     ["[::1"],
+    ["[evil.test]"],
+    ["[127.0.0.1]"],
     ["999.1.1.1"],
     ["a".repeat(64) + ".test"],
     [`${"a.".repeat(130)}test`],
