@@ -231,7 +231,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     if (layer === "landlock" && networkModeOf(policy, opts.networkProxy) === "proxy") throw new SandboxProxyUnsupportedError("linux", LANDLOCK_PROXY_REASON);
     checkBinaries([["sandbox helper", helper], ...(bwrapPath ? [["bubblewrap binary", bwrapPath] as [string, string]] : [])], roots);
     const { mode: networkMode, proxy } = await runNetwork(policy, opts, roots, { checkSockets: true });
-    const { safe, deferred } = splitLoaderEnv({ ...networkEnv(spec.env, proxy), ...sandboxEnvMarkers(policy, "linux", ENV_MARKERS) });
+    const { safe, deferred } = splitLoaderEnv({ ...networkEnv(spec.env, proxy, networkMode), ...sandboxEnvMarkers(policy, "linux", ENV_MARKERS) });
     const env = safe;
     // On a PTY made for this run, the command becomes the terminal's foreground process group, so
     // that Ctrl-C reaches it and its jobs rather than bubblewrap or the reaper.

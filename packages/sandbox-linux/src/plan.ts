@@ -95,7 +95,7 @@ export async function planLinuxRun(
   const roots = await runRoots(spec, policy, opts, [...settings.extraProtected, helperDir]);
   const mounts = await bwrapView(roots, spec, policy.deniedReadPaths, opts, helperDir);
   const { mode: networkMode, proxy } = await runNetwork(policy, opts, roots, { checkSockets: false });
-  const commandEnv = networkEnv(spec.env, proxy);
+  const commandEnv = networkEnv(spec.env, proxy, networkMode);
   const { safe, deferred } = splitLoaderEnv(commandEnv);
   const limit = limitPlan(settings.processLimit);
   const argv = bwrapLaunchArgv({

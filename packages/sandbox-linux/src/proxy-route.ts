@@ -134,10 +134,12 @@ export function helperNetworkArgs(mode: NetworkMode, proxy: ProxyRoutePlan | und
 
 /**
  * The command's environment for its network mode: a proxy-routed run is told where its proxy is
- * (whatever the host's variables said); any other run loses the host's proxy variables, which
- * would name a proxy it cannot reach, or one the session did not choose.
+ * (whatever the host's variables said); a run without network loses the host's proxy variables,
+ * which would name a proxy it cannot reach. With the whole network granted they stay, as on macOS:
+ * behind a corporate proxy they are the only way out.
  */
-export function networkEnv(env: Readonly<Record<string, string>>, proxy: ProxyRoutePlan | undefined): Record<string, string> {
+export function networkEnv(env: Readonly<Record<string, string>>, proxy: ProxyRoutePlan | undefined, mode: NetworkMode = proxy ? "proxy" : "off"): Record<string, string> {
+  if (mode === "full") return { ...env };
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (!PROXY_ENV_NAMES.includes(name)) out[name] = value;
