@@ -64,6 +64,16 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     await Promise.all(paths.map(removeSocketFile));
   };
 
+  // Watched from before listen() so that no moment is left where a listener error is unhandled
+  // (which would kill the host); until the proxy is up, listenOn reports errors itself.
+  let failure: (name: "http" | "socks", error?: Error) => void = () => {};
+  const watch = (server: HttpServer | Server, name: "http" | "socks") => {
+    server.on("error", (error: Error) => failure(name, error));
+    server.on("close", () => failure(name));
+  };
+  watch(http.server, "http");
+  watch(socks.server, "socks");
+
   let endpoints: ProxyEndpoints;
   try {
     const [h, s] = await Promise.all([listenOn(http.server, targetOf(0), "HTTP"), listenOn(socks.server, targetOf(1), "SOCKS5")]);
@@ -84,13 +94,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     stopping = shutdown().then(() => settle(error ? { error } : {}));
     return stopping;
   };
-  const watch = (server: HttpServer | Server, name: "http" | "socks") => {
-    server.on("error", (error: Error) => void end(new ProxyListenerError(name, error.message, { cause: error })));
-    server.on("close", () => void end(new ProxyListenerError(name, "closed unexpectedly")));
-  };
-  watch(http.server, "http");
-  watch(socks.server, "socks");
-
+  failure = (name, error) => void end(new ProxyListenerError(name, error?.message ?? "closed unexpectedly", { cause: error }));
   return {
     endpoints,
     get alive() {
