@@ -137,6 +137,16 @@ describe("lifecycle", () => {
     expect(listeners.http.listening || listeners.socks.listening).toBe(false);
   });
 
+  it("a listener closed by something other than stop() counts as a failure too", async () => {
+    const { proxy } = await proxyWith({ decide: grants() });
+    const listeners = (proxy as NetworkProxy & { [kListeners]: Record<"http" | "socks", Server> })[kListeners];
+    listeners.socks.close();
+    const { error } = await proxy.closed;
+    expect(proxy.alive).toBe(false);
+    expect(error?.message).toBe("socks listener: closed unexpectedly");
+    expect(listeners.http.listening).toBe(false);
+  });
+
   it("an onRequest that throws or rejects changes nothing", async () => {
     const seen: NetworkRequestEvent[] = [];
     for (const onRequest of [
