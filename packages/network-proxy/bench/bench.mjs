@@ -135,15 +135,12 @@ for (const [name] of modes.slice(1)) {
   console.log(`  ${name.padEnd(17)} ${r.toFixed(0)} MB/s  = ${((r / base) * 100).toFixed(0)} % of direct (target >= 50 %: ${verdict(r / base >= 0.5)})`);
 }
 
-console.log("\nCPU per 100 MB download (ms; independent of load from elsewhere), and the rate one core could sustain:");
+console.log("\nCPU time per 100 MB download, mean of the rounds (ms, all threads; less distorted by load from elsewhere than wall time):");
+const clientDirect = downloads.cpu.get("direct").client / 5;
 for (const [name] of modes) {
   const c = downloads.cpu.get(name);
-  const per = (x) => x / 5;
-  const busiest = Math.max(per(c.client), per(c.origin), name === "direct" ? 0 : per(c.proxy));
-  console.log(
-    `  ${name.padEnd(17)} client ${per(c.client).toFixed(0).padStart(5)}  proxy ${per(c.proxy).toFixed(0).padStart(5)}  origin ${per(c.origin).toFixed(0).padStart(5)}` +
-      `  → ${(SIZE / 1e6 / (busiest / 1000)).toFixed(0)} MB/s with a core per process`,
-  );
+  const proxyNote = name === "direct" ? "" : `  (proxy = ${(c.proxy / 5 / clientDirect).toFixed(1)} x the direct client)`;
+  console.log(`  ${name.padEnd(17)} client ${(c.client / 5).toFixed(0).padStart(5)}  proxy ${(c.proxy / 5).toFixed(0).padStart(5)}  origin ${(c.origin / 5).toFixed(0).padStart(5)}${proxyNote}`);
 }
 
 console.log(`\nlatency, median of ${ROUNDS} small requests per mode, interleaved (a new connection each, direct and through the proxy):`);
