@@ -29,7 +29,7 @@ const deepImport = {
   message: "Import another package only through its public entries ('@shellgate/<name>' or a subpath its package.json exports), never its internal modules.",
 };
 
-const leaf = ["execpolicy", "shell-detect", "sandbox", "pty"];
+const leaf = ["execpolicy", "shell-detect", "sandbox", "pty", "network-proxy"];
 const backends = ["sandbox-linux", "sandbox-seatbelt", "sandbox-windows"];
 
 /** @param {string[]} forbidden @param {string} why */
@@ -51,14 +51,14 @@ export default tseslint.config(
   {
     files: leaf.map((n) => `**/packages/${n}/**/*.{ts,js,mjs}`),
     rules: forbid(
-      ["execpolicy", "shell-detect", "sandbox", "sandbox-linux", "sandbox-seatbelt", "sandbox-windows", "pty", "orchestrator", "cli"],
+      ["execpolicy", "shell-detect", "sandbox", "sandbox-linux", "sandbox-seatbelt", "sandbox-windows", "pty", "network-proxy", "orchestrator", "cli"],
       "Leaf packages know nothing of other shellgate packages (ARCHITECTURE.md, rules of the house).",
     ),
   },
   {
     files: backends.map((n) => `**/packages/${n}/**/*.{ts,js,mjs}`),
     rules: forbid(
-      ["execpolicy", "shell-detect", "pty", "orchestrator", "cli", ...backends],
+      ["execpolicy", "shell-detect", "pty", "network-proxy", "orchestrator", "cli", ...backends],
       "Sandbox backends depend on @shellgate/sandbox only.",
     ),
   },

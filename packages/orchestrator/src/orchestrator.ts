@@ -125,7 +125,11 @@ export const OrchestratorOptionsSchema = z.strictObject({
   network: NetworkGrantsSchema.optional(),
   /** How a refused host is said to be granted (default: a `network_rule` line to add); the CLI names `--allow-domain`. */
   networkGrantHint: z.custom<(host: string) => string>(isFunction, { message: "must be a function" }).optional(),
-  /** Where per-run proxy sockets are made (default `$XDG_RUNTIME_DIR`, else `~/.cache/shellgate/run`); never inside a writable root. */
+  /**
+   * Where per-run proxy sockets are made. Default: the first of `$XDG_RUNTIME_DIR`,
+   * `~/.cache/shellgate/run` and `/var/tmp` outside every writable root of the run; a directory
+   * inside one is refused by the backend.
+   */
   networkSocketDir: absolute("networkSocketDir").optional(),
   /** Name resolution of the proxy (default the system's); tests map names to loopback servers. */
   networkResolver: z.custom<ProxyResolver>(isFunction, { message: "must be a function" }).optional(),

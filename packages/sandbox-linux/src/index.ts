@@ -12,7 +12,7 @@ export { planMounts, type MountPlan } from "./mount-plan.js";
 export { bwrapArgs, DEFAULT_PRIVATE_TMP_SIZE_BYTES, PROC_READ_ONLY_ENTRIES, type BwrapArgsOptions } from "./bwrap-args.js";
 export { checkCommand } from "./command.js";
 export { LinuxSandboxError, type LinuxSandboxFailure } from "./errors.js";
-export { locateHelper, HELPER_NAME } from "./helper-path.js";
+export { locateHelper, helperTarget, HELPER_NAME, HELPER_TARGETS, LinuxHelperArchitectureError, type HelperTarget } from "./helper-path.js";
 export { defaultProbeCacheFile } from "./probe-cache.js";
 export { checkHostBinary, BWRAP_LOCATIONS, type TrustOptions, type TrustVerdict } from "./trusted-path.js";
 export { DEFAULT_PROCESS_LIMIT } from "./process-limit.js";

@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { startNetworkProxy, type NetworkProxy, type NetworkRequestEvent, type ProxyRequest, type ProxyVerdict } from "@shellgate/network-proxy";
+import type { NetworkProxy, NetworkRequestEvent, ProxyRequest, ProxyVerdict, startNetworkProxy } from "@shellgate/network-proxy";
 import type { NetworkProxyRoute, ProxyTransport } from "@shellgate/sandbox";
 import type { EventBus } from "../events.js";
 import type { HostGrant } from "./grants.js";
@@ -25,7 +25,7 @@ export interface RunNetworkDeps {
   events: EventBus;
   /** How the model is told to grant a refused host (the CLI says `--allow-domain HOST`). */
   grantHint: (host: string) => string;
-  /** Where the per-run socket directory is made (default: `$XDG_RUNTIME_DIR` when set, else the temp dir). */
+  /** Where the per-run socket directory is made (default: see `pickSocketRoot`). */
   socketRoot?: string;
   /** Test seam for the proxy; default `startNetworkProxy`. */
   startProxy?: typeof startNetworkProxy;
@@ -51,11 +51,11 @@ export interface RunNetwork {
  */
 export async function startRunNetwork(
   deps: RunNetworkDeps,
-  run: { callId: string; transport: ProxyTransport; commandGrants: readonly HostGrant[] },
+  run: { callId: string; transport: ProxyTransport; commandGrants: readonly HostGrant[]; writableRoots?: readonly string[] },
 ): Promise<RunNetwork> {
   const refused = new Map<string, NetworkRefusal>();
   let dir: string | undefined;
-  if (run.transport === "unix-socket") dir = await mkdtemp(path.join(deps.socketRoot ?? (await defaultSocketRoot()), "shellgate-net-"));
+  if (run.transport === "unix-socket") dir = await mkdtemp(path.join(deps.socketRoot ?? (await pickSocketRoot(run.writableRoots ?? [])), "shellgate-net-"));
   const decide = async (request: ProxyRequest): Promise<ProxyVerdict> => {
     const verdict = deps.hostPolicy.judge(request.host, run.commandGrants);
     const rule = verdict.source.kind === "rule" ? { rule: { ...verdict.source.rule.source } } : {};
@@ -83,7 +83,9 @@ export async function startRunNetwork(
   };
   let proxy: NetworkProxy;
   try {
-    proxy = await (deps.startProxy ?? startNetworkProxy)({
+    // Loaded with the first proxy-routed run: most sessions never need the protocol libraries.
+    const start = deps.startProxy ?? (await import("@shellgate/network-proxy")).startNetworkProxy;
+    proxy = await start({
       decide,
       onRequest,
       listen: dir !== undefined ? { transport: "unix-socket", directory: dir } : { transport: "loopback-tcp" },
@@ -122,22 +124,29 @@ function routeOf(proxy: NetworkProxy, transport: ProxyTransport): NetworkProxyRo
 }
 
 /**
- * `$XDG_RUNTIME_DIR` is per user and 0700, outside any workspace; without it, a directory in the
- * user's cache. Never the temp dir: `/tmp` and `$TMPDIR` are writable roots of a workspace-write run,
- * and a backend refuses sockets a sandboxed command could replace.
+ * Where a run's socket directory goes: `$XDG_RUNTIME_DIR` (per user, 0700), else the user's cache,
+ * else `/var/tmp` — the first that lies outside every writable root of the run (`/tmp`, `$TMPDIR` and
+ * the workspace are writable roots, and a backend refuses sockets a sandboxed command could replace).
+ * The directory made in it is private (mkdtemp, 0700).
+ * @throws Error when every candidate lies in a writable root.
  */
-async function defaultSocketRoot(): Promise<string> {
-  const runtime = process.env["XDG_RUNTIME_DIR"];
-  if (runtime && path.isAbsolute(runtime) && (await isDirectory(runtime))) return runtime;
-  const dir = path.join(os.homedir(), ".cache", "shellgate", "run");
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  return dir;
-}
-
-async function isDirectory(p: string): Promise<boolean> {
-  try {
-    return (await stat(p)).isDirectory();
-  } catch {
-    return false;
+export async function pickSocketRoot(writableRoots: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Promise<string> {
+  const runtime = env["XDG_RUNTIME_DIR"];
+  const candidates = [
+    ...(runtime && path.isAbsolute(runtime) ? [{ dir: runtime, make: false }] : []),
+    { dir: path.join(os.homedir(), ".cache", "shellgate", "run"), make: true },
+    { dir: "/var/tmp", make: false },
+  ];
+  for (const { dir, make } of candidates) {
+    if (make) await mkdir(dir, { recursive: true, mode: 0o700 }).catch(() => undefined);
+    let real: string;
+    try {
+      real = await realpath(dir);
+      if (!(await stat(real)).isDirectory()) continue;
+    } catch {
+      continue;
+    }
+    if (!writableRoots.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))) return real;
   }
+  throw new Error(`every place for the proxy's sockets (${candidates.map((c) => c.dir).join(", ")}) lies inside a writable root`);
 }

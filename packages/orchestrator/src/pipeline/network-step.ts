@@ -1,5 +1,5 @@
 import { errorMessage } from "../errors.js";
-import { policyAllowsNetwork, policyRequiresPlatformSandbox, type ExecEnv, type SandboxPolicy } from "@shellgate/sandbox";
+import { computeWritableRoots, policyAllowsNetwork, policyRequiresPlatformSandbox, type ExecEnv, type SandboxPolicy } from "@shellgate/sandbox";
 import type { HostGrant } from "../network/grants.js";
 import { startRunNetwork, type RunNetwork } from "../network/run-network.js";
 import type { ExecRequest, NetworkReport, PipelineContext } from "./types.js";
@@ -39,9 +39,13 @@ export async function routeNetwork(
   }
   let run: RunNetwork;
   try {
+    const writableRoots =
+      backend.proxyTransport === "unix-socket" && net.socketRoot === undefined
+        ? (await computeWritableRoots(policy, { cwd: ctx.sandboxPolicyCwd ?? request.cwd, env: request.env })).map((r) => r.root)
+        : [];
     run = await startRunNetwork(
       { ...net, askHost: net.approvals.forRun({ callId: request.callId, tool: request.tool, argv: request.argv, cwd: request.cwd, ...(request.signal ? { signal: request.signal } : {}) }), events: ctx.events },
-      { callId: request.callId, transport: backend.proxyTransport, commandGrants },
+      { callId: request.callId, transport: backend.proxyTransport, commandGrants, writableRoots },
     );
   } catch (error) {
     return { report: fixedReport(`the network proxy could not start (${errorMessage(error)}), so this command ran without network`) };

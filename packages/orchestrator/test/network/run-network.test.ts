@@ -192,3 +192,20 @@ describe("proxy-routed runs through the pipeline", () => {
     expect(manager.calls[1]?.options.networkProxy).toBeUndefined();
   });
 });
+
+describe("pickSocketRoot", () => {
+  it("takes the first candidate outside every writable root, and refuses when there is none", async () => {
+    const { pickSocketRoot } = await import("../support/internals.js");
+    const { mkdtemp, realpath, rm } = await import("node:fs/promises");
+    const runtime = await realpath(await mkdtemp("/var/tmp/sg-xdg-"));
+    try {
+      expect(await pickSocketRoot([], { XDG_RUNTIME_DIR: runtime })).toBe(runtime);
+      // The runtime dir inside a writable root is skipped for the next candidate.
+      const picked = await pickSocketRoot([runtime], { XDG_RUNTIME_DIR: runtime });
+      expect(picked).not.toBe(runtime);
+      await expect(pickSocketRoot(["/"], { XDG_RUNTIME_DIR: runtime })).rejects.toThrow(/lies inside a writable root/);
+    } finally {
+      await rm(runtime, { recursive: true, force: true });
+    }
+  });
+});
