@@ -55,6 +55,8 @@ const EXTERNAL = [
   "tree-kill",
   "execa",
   "@modelcontextprotocol/sdk",
+  // the network proxy and its CommonJS protocol libraries, loaded with the first proxy-routed run
+  "@shellgate/network-proxy",
   // required by name at run time (see above); listed so that an import of it is never inlined either
   "@shellgate/execpolicy/compiler",
 ];

@@ -79,6 +79,7 @@ export function configOverrides(values: ParsedArgs["values"]): ConfigOverrides {
   const network = str("network");
   if (network !== undefined) overrides.network = parseNetwork(network);
   if (list("rules")) overrides.rules = list("rules")!;
+  if (list("allow-domain")) overrides.allowDomains = list("allow-domain")!;
   if (values["no-default-rules"] === true) overrides.noDefaultRules = true;
   if (list("writable-root")) overrides.writableRoots = list("writable-root")!;
   if (str("cwd") !== undefined) overrides.cwd = str("cwd")!;

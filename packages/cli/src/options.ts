@@ -12,6 +12,7 @@ export const CONFIG_OPTIONS = {
   sandbox: { type: "string" },
   "writable-root": { type: "string", multiple: true },
   network: { type: "string" },
+  "allow-domain": { type: "string", multiple: true },
   cwd: { type: "string" },
   "allow-broad-workspace": { type: "boolean" },
   "allow-weaker-isolation": { type: "boolean" },
@@ -26,6 +27,9 @@ export const CONFIG_OPTIONS_HELP = `  -r, --rules FILE           add a rules fil
       --writable-root DIR    another writable directory under workspace-write (repeatable)
       --network [on|off]     network access for workspace-write / external-sandbox (default off);
                              a bare --network is on, --no-network is off
+      --allow-domain HOST    let sandboxed commands reach HOST (exact name, repeatable) through
+                             shellgate's network proxy; nothing else is reachable (config:
+                             [network] allow = [...], deny = [...]; network_rule in rules files)
       --cwd DIR              working directory (default: the current directory)
       --allow-broad-workspace
                              let the workspace or a writable root be / or your home directory
@@ -48,6 +52,7 @@ file may only make the policy stricter unless your own config trusts the project
  */
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
   "--rules", "-r", "--approval-policy", "--sandbox", "--writable-root", "--cwd", "--timeout", "--mode", "--deny-read",
+  "--allow-domain", "--host",
 ]);
 
 /** The values `--network=VALUE` takes. */

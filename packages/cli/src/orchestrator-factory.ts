@@ -8,6 +8,11 @@ import { platformBackends } from "./sandbox-backends.js";
 /** An approval function of the CLI (terminal prompt, MCP elicitation). */
 export type CliApprover = (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision>;
 
+/** How the model (and the person) is told to grant a host the proxy refused. */
+export function grantHint(host: string): string {
+  return `re-run with --allow-domain ${host} (or add it to [network] allow in your config)`;
+}
+
 /**
  * One orchestrator session for the loaded configuration: its rules, approval policy, sandbox policy
  * (with this platform's backends, from `sandbox-backends.ts`), environment policy, where amendments go
@@ -47,6 +52,8 @@ export async function createCliOrchestrator(
     // "Run for this session" only where the orchestrator outlives the call (the MCP server), not for
     // `shellgate exec`, whose one command is the whole session.
     sessionApprovals: options.sessionApprovals ?? false,
+    network: config.network,
+    networkGrantHint: grantHint,
     // The weaker Landlock fallback only when asked; the Linux backend keeps its capability probe on
     // disk between CLI runs (see sandbox-backends.ts).
     sandboxBackends: await backends,

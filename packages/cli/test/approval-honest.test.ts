@@ -42,7 +42,7 @@ describe("the terminal prompt says why it asks and what each choice does (shellg
     expect(existsSync(victim)).toBe(true);
   });
 
-  it("an unknown command under untrusted: the policy is the reason, and 'always allow' says it adds a rule and runs without the sandbox", async () => {
+  it("an unknown command under untrusted: the policy is the reason; 'always allow' keeps it sandboxed, and running without the sandbox is its own choice", async () => {
     const file = path.join(s.project, "policy.txt");
     const { code, screen } = await drive(
       ["--approval-policy", "untrusted", "--", "touch", file],
@@ -53,9 +53,11 @@ describe("the terminal prompt says why it asks and what each choice does (shellg
       ],
     );
     expect(screen).toContain("why      approval policy `untrusted`: only known-safe commands run without asking");
-    expect(screen).toContain(`[a] always allow \`touch ${file} …\`: adds an allow rule to ${s.userRulesFile};`);
-    expect(screen).toContain("matching commands will run without the sandbox from now on");
-    expect(screen).toContain(`From then on, commands starting with \`touch ${file}\` run WITHOUT the sandbox, without asking.`);
+    expect(screen).toContain(`[a] always allow \`touch ${file} …\`, sandboxed: adds an allow rule to ${s.userRulesFile};`);
+    expect(screen).toContain("matching commands will run without asking from now on, still in the workspace-write sandbox");
+    expect(screen).toContain(`[u] always allow \`touch ${file} …\` outside the sandbox: adds an allow rule to ${s.userRulesFile};`);
+    expect(screen).toContain(`prefix_rule(pattern=["touch", ${JSON.stringify(file)}], decision="allow", sandbox="workspace-write")`);
+    expect(screen).toContain(`From then on, commands starting with \`touch ${file}\` run without asking, still in the workspace-write sandbox.`);
     expect(code).toBe(126);
     expect(existsSync(file)).toBe(false);
     expect(existsSync(s.userRulesFile)).toBe(false);

@@ -62,7 +62,24 @@ describe("terminal approval prompt through a real pseudo-terminal (shellgate exe
     expect(screen).toContain('prefix_rule(pattern=["touch"');
     expect(code).toBe(0);
     expect(existsSync(file)).toBe(true);
-    expect(readFileSync(s.userRulesFile, "utf8")).toMatch(/prefix_rule\(pattern=\["touch".*decision="allow"\)/);
+    // Sandboxed by default: matching commands run without asking, still in the sandbox.
+    expect(readFileSync(s.userRulesFile, "utf8")).toMatch(/prefix_rule\(pattern=\["touch".*decision="allow", sandbox="workspace-write"\)\n$/);
+  });
+
+  it("'always allow outside the sandbox' is its own choice and writes the plain rule", async () => {
+    rmSync(s.userRulesFile, { force: true });
+    const file = path.join(s.project, "always-outside.txt");
+    const { code, screen } = await drive(
+      file,
+      [
+        { waitFor: MENU, key: "u" },
+        { waitFor: "[y/N]", key: "y" },
+      ],
+      ["--approval-policy", "untrusted"],
+    );
+    expect(screen).toContain("run WITHOUT the sandbox, without asking");
+    expect(code).toBe(0);
+    expect(readFileSync(s.userRulesFile, "utf8")).toMatch(/prefix_rule\(pattern=\["touch".*decision="allow"\)\n$/);
   });
 
   it("'deny' refuses with exit 126 and runs nothing", async () => {

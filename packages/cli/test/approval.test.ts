@@ -193,3 +193,27 @@ describe("approval prompt keys", () => {
     expect(await pending).toBe("abort");
   });
 });
+
+describe("a prompt about a host a running command wants to reach", () => {
+  const request = {
+    argv: ["curl", "https://mirror.test/x"],
+    cwd: "/w",
+    why: { kind: "network", text: "`curl https://mirror.test/x` wants to reach mirror.test:443 (needs approval by network_rule at /r:2:1)" },
+    offeredDecisions: ["approved", "approved_for_session", "denied", "abort"],
+    network: { host: "mirror.test\u001b[2J", port: 443, protocol: "https" },
+  };
+
+  it("offers the host for the command or the session, escaped, and never an amendment", () => {
+    const choices = choicesFor(request);
+    expect(choices.map((c) => c.key)).toEqual(["y", "s", "n", "q"]);
+    expect(choices[0]!.label).toBe("allow mirror.test\\x1b[2J for this command");
+    expect(choices.some((c) => c.label.includes("\u001b"))).toBe(false);
+  });
+
+  it("says in the title which host and port it is about", () => {
+    const header = renderHeader(request).join("\n");
+    expect(header).toContain("shellgate: a sandboxed command wants to reach mirror.test\\x1b[2J:443");
+    expect(header).toContain("host     mirror.test\\x1b[2J:443 (https)");
+    expect(header).not.toContain("\u001b");
+  });
+});

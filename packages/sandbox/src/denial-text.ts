@@ -109,12 +109,21 @@ function cliSuggestion(d: DenialData, command: readonly string[] | undefined): s
     case "unnamed-path":
       return `find the directory it writes to and re-run with --writable-root DIR${orEscalate}`;
     case "network-disabled": {
-      const hosts = d.hosts.length > 0 ? d.hosts.map((h) => `--allow-domain ${h}`).join(" ") : "--allow-domain HOST";
+      // The host's loopback is not reachable through the proxy's route (a sandboxed command's own
+      // loopback is its own), so only the whole network reaches it.
+      const remote = d.hosts.filter((h) => !isLoopbackName(h));
+      if (d.hosts.length > 0 && remote.length === 0) return `re-run with --network on (the host's own loopback is outside the sandbox's network)${orEscalate}`;
+      const hosts = remote.length > 0 ? remote.map((h) => `--allow-domain ${h}`).join(" ") : "--allow-domain HOST";
       return `re-run with ${hosts} (only that host, through shellgate's network proxy) or with --network on (the whole network)${orEscalate}`;
     }
     case "seccomp":
       return pinned ? `no flag lifts the filter, and ${ALWAYS_SANDBOXED}` : `no flag lifts the filter; allow the command with a rule${orEscalate}`;
   }
+}
+
+function isLoopbackName(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127\./.test(h);
 }
 
 function parentOf(p: string): string {

@@ -252,6 +252,13 @@ describe("explainSandboxDenial: audiences, note and input errors", () => {
     expect(net.suggestion).toBe("re-run with --allow-domain example.com (only that host, through shellgate's network proxy) or with --network on (the whole network)");
   });
 
+  it("suggests a domain grant for a remote host, and only the whole network for the host's loopback", () => {
+    const remote = explainSandboxDenial(evidence({ policy: workspaceWrite(), stderr: "curl: (6) Could not resolve host: registry.npmjs.org\n" }), { audience: "cli" })!;
+    expect(remote.suggestion).toMatch(/^re-run with --allow-domain registry\.npmjs\.org \(only that host/);
+    const local = explainSandboxDenial(evidence({ policy: workspaceWrite(), stderr: "curl: (7) Failed to connect to 127.0.0.1 port 8080: Network is unreachable\n" }), { audience: "cli" })!;
+    expect(local.suggestion).toMatch(/^re-run with --network on \(the host's own loopback is outside the sandbox's network\)/);
+  });
+
   it("rejects malformed evidence with a typed error naming the field", () => {
     const bad = { ...evidence(), cwd: "relative" };
     expect(() => explainSandboxDenial(bad)).toThrow(InvalidDenialEvidenceError);

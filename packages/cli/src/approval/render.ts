@@ -5,7 +5,7 @@ import type { PromptRequest } from "./types.js";
 export interface Choice {
   key: string;
   label: string;
-  value: "approved" | "approved_for_session" | "amend" | "denied" | "abort";
+  value: "approved" | "approved_for_session" | "amend" | "amend_unsandboxed" | "denied" | "abort";
 }
 
 /** Styling hooks; identity functions when colour is off, so the text reads the same with NO_COLOR. */
@@ -42,9 +42,12 @@ function displayWord(t: string): string {
   return `'${t.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The exact line "always allow" appends to the user's rules file (raw: escape it before showing it). */
-export function amendmentRuleLine(prefix: readonly string[]): string {
-  return `prefix_rule(pattern=[${prefix.map((t) => JSON.stringify(t)).join(", ")}], decision="allow")`;
+/**
+ * The exact line "always allow" appends to the user's rules file (raw: escape it before showing it);
+ * with `sandbox`, the rule keeps its commands in that sandbox (a shellgate extension).
+ */
+export function amendmentRuleLine(prefix: readonly string[], sandbox?: string): string {
+  return `prefix_rule(pattern=[${prefix.map((t) => JSON.stringify(t)).join(", ")}], decision="allow"${sandbox ? `, sandbox=${JSON.stringify(sandbox)}` : ""})`;
 }
 
 /** Whether the request offers `decision` (older requests without `offeredDecisions` offer everything). */
@@ -56,14 +59,17 @@ export function isOffered(request: PromptRequest, decision: string): boolean {
  * What "always allow" does, in plain words: which prefix, which file, and that matching commands then
  * run outside the sandbox (raw: escape it before showing it).
  */
-export function amendmentEffect(request: PromptRequest, fallbackRulesFile?: string): string {
+export function amendmentEffect(request: PromptRequest, fallbackRulesFile?: string, unsandboxed = false): string {
   const prefix = `\`${displayArgv(request.proposedAmendment ?? [])} …\``;
   const file = request.amendmentRulesFile ?? fallbackRulesFile ?? "your rules file";
+  if (request.amendmentSandbox && !unsandboxed) {
+    return `always allow ${prefix}, sandboxed: adds an allow rule to ${file}; matching commands will run without asking from now on, still in the ${request.amendmentSandbox} sandbox`;
+  }
   const effect =
     request.amendmentBypassesSandbox === false
       ? "matching commands will run without asking from now on (still in the sandbox)"
       : "matching commands will run without the sandbox from now on";
-  return `always allow ${prefix}: adds an allow rule to ${file}; ${effect}`;
+  return `always allow ${prefix}${unsandboxed ? " outside the sandbox" : ""}: adds an allow rule to ${file}; ${effect}`;
 }
 
 /** Why the person is asked, as one line (raw). */
@@ -73,6 +79,7 @@ export function reasonText(request: PromptRequest): string | undefined {
 
 /** The choices offered for a request: only what the orchestrator offered. */
 export function choicesFor(request: PromptRequest, rulesFile?: string): Choice[] {
+  if (request.network) return hostChoices(request);
   const retry = request.retryAfterDenial === true;
   const choices: Choice[] = [
     { key: "y", label: retry ? "run it again without the sandbox, once" : "run once", value: "approved" },
@@ -85,20 +92,39 @@ export function choicesFor(request: PromptRequest, rulesFile?: string): Choice[]
     // throw off the in-place redraw, which counts lines.
     const label = escapeForDisplay(amendmentEffect(request, rulesFile)).replace("; matching commands", ";\n        matching commands");
     choices.push({ key: "a", label, value: "amend" });
+    // The sandboxed rule is the default "always allow"; lifting the sandbox is its own, later choice.
+    if (request.amendmentSandbox && request.amendmentBypassesSandbox !== false) {
+      const outside = escapeForDisplay(amendmentEffect(request, rulesFile, true)).replace("; matching commands", ";\n        matching commands");
+      choices.push({ key: "u", label: outside, value: "amend_unsandboxed" });
+    }
   }
   choices.push({ key: "n", label: retry ? "deny (keep the failed sandboxed result)" : "deny (tell the agent no)", value: "denied" });
   choices.push({ key: "q", label: "abort (stop the whole run)", value: "abort" });
   return choices;
 }
 
+/** The choices for a host a running command wants to reach: allow it for the command or the session, or refuse it. */
+function hostChoices(request: PromptRequest): Choice[] {
+  const host = escapeForDisplay(request.network?.host ?? "");
+  const choices: Choice[] = [{ key: "y", label: `allow ${host} for this command`, value: "approved" }];
+  if (isOffered(request, "approved_for_session")) choices.push({ key: "s", label: `allow ${host} for this session`, value: "approved_for_session" });
+  choices.push({ key: "n", label: `refuse ${host} (the command's connection fails)`, value: "denied" });
+  choices.push({ key: "q", label: "abort (refuse it and stop the whole run)", value: "abort" });
+  return choices;
+}
+
 /** The header of the prompt: what would run, where, and why a person is asked. */
 export function renderHeader(request: PromptRequest, style: Style = PLAIN): string[] {
-  const title = request.retryAfterDenial
-    ? "It failed in the sandbox. Run it again WITHOUT the sandbox?"
-    : "shellgate: this command needs your approval";
+  const target = request.network ? escapeForDisplay(`${request.network.host}:${request.network.port}`) : "";
+  const title = request.network
+    ? `shellgate: a sandboxed command wants to reach ${target}`
+    : request.retryAfterDenial
+      ? "It failed in the sandbox. Run it again WITHOUT the sandbox?"
+      : "shellgate: this command needs your approval";
   const lines = [style.bold(title), ""];
   const row = (name: string, value: string) => `  ${style.dim(name.padEnd(8))} ${value}`;
   lines.push(row("command", style.accent(displayArgv(request.argv))));
+  if (request.network) lines.push(row("host", style.accent(`${target} (${escapeForDisplay(request.network.protocol)})`)));
   // Everything below can come from the model or from files a sandboxed command wrote: escaped.
   lines.push(row("cwd", escapeForDisplay(request.cwd)));
   const why = reasonText(request);
@@ -131,15 +157,17 @@ export function renderMenu(choices: readonly Choice[], selected: number, style: 
  * The confirmation shown before an "always allow" rule is written: the exact line, and that matching
  * commands then run outside the sandbox without asking (unless `bypassesSandbox` is false).
  */
-export function renderAmendConfirm(prefix: readonly string[], rulesFile: string, style: Style = PLAIN, bypassesSandbox = true): string[] {
-  const effect = bypassesSandbox
-    ? `From then on, commands starting with \`${displayArgv(prefix)}\` run ${style.bold("WITHOUT the sandbox")}, without asking.`
-    : `From then on, commands starting with \`${displayArgv(prefix)}\` run without asking (still in the sandbox).`;
+export function renderAmendConfirm(prefix: readonly string[], rulesFile: string, style: Style = PLAIN, bypassesSandbox = true, sandbox?: string): string[] {
+  const effect = sandbox
+    ? `From then on, commands starting with \`${displayArgv(prefix)}\` run without asking, still in the ${escapeForDisplay(sandbox)} sandbox.`
+    : bypassesSandbox
+      ? `From then on, commands starting with \`${displayArgv(prefix)}\` run ${style.bold("WITHOUT the sandbox")}, without asking.`
+      : `From then on, commands starting with \`${displayArgv(prefix)}\` run without asking (still in the sandbox).`;
   return [
     "",
     `  This line will be appended to ${escapeForDisplay(rulesFile)}:`,
     "",
-    `    ${style.accent(escapeForDisplay(amendmentRuleLine(prefix)))}`,
+    `    ${style.accent(escapeForDisplay(amendmentRuleLine(prefix, sandbox)))}`,
     "",
     `  ${effect}`,
     `  Write it and run the command? ${style.bold("[y/N]")}`,

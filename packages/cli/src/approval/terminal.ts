@@ -63,7 +63,7 @@ function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?
   const choices = choicesFor(request, options.userRulesFile);
   const rulesFile = request.amendmentRulesFile ?? options.userRulesFile;
   let selected = 0;
-  let confirming = false;
+  let confirming: false | "sandboxed" | "unsandboxed" = false;
   let drawn = 0;
   const write = (lines: string[]) => {
     output.write(`${lines.join("\n")}\n`);
@@ -93,9 +93,10 @@ function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?
     const pick = (index: number) => {
       const choice = choices[index];
       if (!choice) return;
-      if (choice.value === "amend") {
-        confirming = true;
-        redraw(renderAmendConfirm(request.proposedAmendment ?? [], rulesFile, style, request.amendmentBypassesSandbox !== false));
+      if (choice.value === "amend" || choice.value === "amend_unsandboxed") {
+        confirming = choice.value === "amend" ? "sandboxed" : "unsandboxed";
+        const sandbox = confirming === "sandboxed" ? request.amendmentSandbox : undefined;
+        redraw(renderAmendConfirm(request.proposedAmendment ?? [], rulesFile, style, request.amendmentBypassesSandbox !== false, sandbox));
         return;
       }
       finish(choice.value, choice.label);
@@ -106,7 +107,10 @@ function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?
       if (confirming) {
         if (name === "y") {
           const amendment = [...(request.proposedAmendment ?? [])];
-          return finish({ decision: "approved_with_amendment", amendment }, `rule added to ${escapeForDisplay(rulesFile)}`);
+          // Said explicitly either way, so the orchestrator never has to guess which rule was confirmed.
+          const sandboxed = confirming === "sandboxed" && request.amendmentSandbox !== undefined;
+          const decision = request.amendmentSandbox !== undefined ? { decision: "approved_with_amendment" as const, amendment, sandboxed } : { decision: "approved_with_amendment" as const, amendment };
+          return finish(decision, `rule added to ${escapeForDisplay(rulesFile)}`);
         }
         if (name === "n" || name === "escape" || name === "return" || name === "enter") {
           confirming = false;

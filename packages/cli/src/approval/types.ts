@@ -16,11 +16,15 @@ export interface PromptRequest {
   proposedAmendment?: readonly string[];
   /** Where "always allow" writes its rule. */
   amendmentRulesFile?: string;
-  /** Whether commands the rule allows then run outside the sandbox. */
+  /** Whether commands a plain allow rule allows then run outside the sandbox. */
   amendmentBypassesSandbox?: boolean;
+  /** The sandbox "always allow" keeps commands in by default (its rule carries `sandbox="…"`). */
+  amendmentSandbox?: string;
   /** Why "always allow" is not offered. */
   amendmentWithheld?: string;
   retryAfterDenial?: boolean;
+  /** Present when a running command asks to reach a host a `prompt` network rule names (not whether to run it). */
+  network?: { host: string; port: number; protocol: string; rule?: { file: string; line: number; column?: number; justification?: string } };
   matchedRules?: ReadonlyArray<{
     matchedPrefix?: readonly string[];
     decision: string;
@@ -35,4 +39,4 @@ export type PromptDecision =
   | "approved_for_session"
   | "denied"
   | "abort"
-  | { decision: "approved_with_amendment"; amendment: string[] };
+  | { decision: "approved_with_amendment"; amendment: string[]; sandboxed?: boolean };

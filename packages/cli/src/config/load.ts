@@ -36,6 +36,14 @@ export interface ConfigOverrides {
   allowBroadWorkspace?: boolean;
   /** `--allow-weaker-isolation`: accept the Landlock+seccomp fallback when bubblewrap cannot run. */
   allowWeakerIsolation?: boolean;
+  /** `--allow-domain HOST` (repeatable): hosts sandboxed commands may reach through the network proxy. */
+  allowDomains?: string[];
+}
+
+/** One host of the domain policy and where it was granted or refused (`--allow-domain`, `FILE [network] allow`). */
+export interface DomainEntry {
+  host: string;
+  origin: string;
 }
 
 /** How {@link loadConfig} treats a workspace that is too broad. */
@@ -89,6 +97,12 @@ export interface EffectiveConfig {
    * loaded rules files, which only the CLI knows.
    */
   protectedPaths: string[];
+  /**
+   * The domain grants outside the rules files: `allow` from `--allow-domain` and the `[network]`
+   * tables, `deny` from the tables. Normalised; the rules files' `network_rule`s come on top (the
+   * orchestrator reads those).
+   */
+  network: { allow: DomainEntry[]; deny: DomainEntry[] };
 }
 
 /**
@@ -145,6 +159,9 @@ interface Merged {
   codexRules: boolean;
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
+  /** Raw `[network] allow` entries of the layers and `--allow-domain`, in order, with their origin. */
+  networkAllow: DomainEntry[];
+  networkDeny: DomainEntry[];
 }
 
 function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged {
@@ -173,6 +190,12 @@ function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged
     codexRules: last(layers, (c) => c.codex_rules) ?? true,
     allowBroadWorkspace: overrides.allowBroadWorkspace === true || (last(layers, (c) => c.allow_broad_workspace) ?? false),
     allowWeakerIsolation: overrides.allowWeakerIsolation === true || (last(layers, (c) => c.allow_weaker_isolation) ?? false),
+    // Lists add up across layers: a project may only add denies unless trusted (see strictness.ts).
+    networkAllow: [
+      ...layers.flatMap((l) => (l.config.network?.allow ?? []).map((host) => ({ host, origin: `${l.file} [network] allow` }))),
+      ...(overrides.allowDomains ?? []).map((host) => ({ host, origin: "--allow-domain" })),
+    ],
+    networkDeny: layers.flatMap((l) => (l.config.network?.deny ?? []).map((host) => ({ host, origin: `${l.file} [network] deny` }))),
   };
 }
 
@@ -191,6 +214,7 @@ function baselineOf(merged: Merged, layers: Layer[], cwd: string): Baseline {
     codexRules: merged.codexRules,
     allowBroadWorkspace: merged.allowBroadWorkspace,
     allowWeakerIsolation: merged.allowWeakerIsolation,
+    networkAllow: merged.networkAllow.map((e) => e.host.trim().toLowerCase()),
   };
 }
 
@@ -261,6 +285,7 @@ export async function loadConfig(
 
   const merged = merge(layers, overrides, cwd);
   const { approvalPolicy, sandboxPolicy } = merged;
+  const network = await normalizeDomains(merged, layers);
 
   const rules: RulesFileEntry[] = [];
   if (!overrides.noDefaultRules) {
@@ -316,7 +341,37 @@ export async function loadConfig(
     allowWeakerIsolation: merged.allowWeakerIsolation,
     ...(merged.shellEnvironmentPolicy ? { shellEnvironmentPolicy: merged.shellEnvironmentPolicy } : {}),
     protectedPaths: [...new Set(protectedPaths)],
+    network,
   };
+}
+
+/**
+ * Validate and normalise the domain lists as `network_rule` hosts are; a bad host is a ConfigError at
+ * its file's `[network]` key, or a UsageError for `--allow-domain`. Duplicates keep their first origin.
+ */
+async function normalizeDomains(merged: Merged, layers: Layer[]): Promise<EffectiveConfig["network"]> {
+  if (merged.networkAllow.length === 0 && merged.networkDeny.length === 0) return { allow: [], deny: [] };
+  // Loaded on demand: the rules language is not needed to parse arguments or for most configs.
+  const { normalizeNetworkHost } = await import("@shellgate/execpolicy");
+  const one = (entries: DomainEntry[], key: "allow" | "deny"): DomainEntry[] => {
+    const seen = new Map<string, DomainEntry>();
+    for (const e of entries) {
+      let host: string;
+      try {
+        host = normalizeNetworkHost(e.host);
+      } catch (error) {
+        const message = `${JSON.stringify(e.host)}: ${(error as Error).message.replace(/^invalid rule: network_rule host/, "a host")}`;
+        if (e.origin === "--allow-domain") throw new UsageError(`--allow-domain ${message}`, { cause: error });
+        const layer = layers.find((l) => e.origin.startsWith(`${l.file} `));
+        const index = layer?.config.network?.[key]?.indexOf(e.host) ?? -1;
+        const at = layer ? locateKeyPath(readFileSync(layer.file, "utf8"), index >= 0 ? ["network", key, index] : ["network", key], "value") : undefined;
+        throw new ConfigError(layer?.file ?? e.origin, `\`network.${key}\`: ${message}`, { cause: error, ...(at ? { line: at.line, column: at.column } : {}) });
+      }
+      if (!seen.has(host)) seen.set(host, { host, origin: e.origin });
+    }
+    return [...seen.values()];
+  };
+  return { allow: one(merged.networkAllow, "allow"), deny: one(merged.networkDeny, "deny") };
 }
 
 function buildSandboxPolicy(mode: SandboxModeName, layers: Layer[], overrides: ConfigOverrides, cwd: string): SandboxPolicy {

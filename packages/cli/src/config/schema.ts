@@ -26,6 +26,15 @@ export const ShellEnvironmentTableSchema = z.strictObject({
   set: z.record(z.string(), z.string()).optional(),
 });
 
+/**
+ * The `[network]` table: hosts sandboxed commands may (`allow`) or may never (`deny`) reach through
+ * shellgate's network proxy. Exact host names or IP literals, normalised like `network_rule` hosts.
+ */
+export const NetworkTableSchema = z.strictObject({
+  allow: z.array(z.string().min(1)).optional(),
+  deny: z.array(z.string().min(1)).optional(),
+});
+
 /** How much the user trusts a project (`[projects."/abs/path"] trust_level = ...`, Codex's format). */
 export const TrustLevelSchema = z.enum(["trusted", "untrusted"]);
 export type TrustLevel = z.infer<typeof TrustLevelSchema>;
@@ -51,6 +60,8 @@ export const ConfigFileSchema = z.strictObject({
   /** Paths commands may never read, even when approved (kept sandboxed). */
   denied_read_paths: z.array(z.string().min(1)).optional(),
   sandbox_workspace_write: WorkspaceWriteTableSchema.optional(),
+  /** Domain grants; a project that is not trusted may add `deny` entries only. */
+  network: NetworkTableSchema.optional(),
   shell_environment_policy: ShellEnvironmentTableSchema.optional(),
   /**
    * Allow the workspace or a writable root to be `/`, the home directory or an ancestor of it under

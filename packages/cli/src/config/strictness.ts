@@ -72,6 +72,8 @@ export interface Baseline {
   codexRules: boolean;
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
+  /** Hosts the user's config and `--allow-domain` grant (trimmed, lower-cased). */
+  networkAllow: readonly string[];
 }
 
 /** Which settings a flag decided, so the project's value for them takes no effect and is not judged. */
@@ -189,6 +191,9 @@ export function findWeakenings(
       add("rules", project.rules, "no project rules files (their allow rules would run commands outside the sandbox)");
     }
   }
+  // A host a project grants is a way out of the sandbox's network-off default; its denies only tighten.
+  const grants = (project.network?.allow ?? []).filter((h) => !baseline.networkAllow.includes(h.trim().toLowerCase()));
+  if (grants.length > 0) add("network.allow", grants, `allowed hosts ${show([...baseline.networkAllow])}`);
   if (!flags.allowBroadWorkspace && project.allow_broad_workspace === true && !baseline.allowBroadWorkspace) {
     add("allow_broad_workspace", true, "false");
   }

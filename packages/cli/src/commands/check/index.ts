@@ -4,6 +4,7 @@ import { CONFIG_FILES_HELP, CONFIG_OPTIONS_HELP, wantsHelp } from "../../options
 /** `shellgate check --help`. */
 export const HELP = `Usage: shellgate check [options] [--] COMMAND [ARGS...]
        shellgate check [options] "SCRIPT"
+       shellgate check [options] --host HOST [--host HOST...] [[--] COMMAND...]
 
 Show what would happen if an agent ran this command: how it splits into segments, which rule
 matched each segment (file:line), how a segment no rule matched is judged (known safe, dangerous,
@@ -18,6 +19,9 @@ your shell is), so quote a script as one argument.
 Options:
       --json                 print one JSON object instead of the explanation
       --escalate             judge it as a request to run outside the sandbox
+      --host HOST            tell how a sandboxed command's connection to HOST would be treated by
+                             shellgate's network proxy (allow, prompt or deny, and by which rule,
+                             grant or default); with a command, its own rule's hosts count too
 ${CONFIG_OPTIONS_HELP}
   -h, --help                 show this help
 
@@ -25,8 +29,12 @@ ${CONFIG_FILES_HELP}
 
 JSON: { "requirement": "skip" | "needs_approval" | "forbidden", "bypassSandbox"?, "reason"?,
         "proposedAmendment"?, "segments": [[...]], "matchedRules": [...], "split", "unmatched",
-        "networkRules"?: { "effective": false, "rules": [...] } }
-A network_rule in a loaded rules file has no effect yet; the report says so.
+        "networkRules"?: { "effective": bool, "rules": [...] }, "ruleSandbox"?: { "sandbox", "hosts", "rules" } }
+      with --host, one line per host: { "host", "decision": "allow" | "prompt" | "deny",
+        "source": { "kind": "rule" | "grant" | "deny-list" | "command-rule" | "default", ... },
+        "explicit", "effective", "reason" }
+network_rule entries and --allow-domain / [network] grants are enforced by shellgate's proxy for
+sandboxed commands whose network is off ("effective"); --network on means the whole network.
 
 ${exitCodesHelp("check")}
 
@@ -34,6 +42,7 @@ Examples:
   shellgate check git push --force
   shellgate check --approval-policy untrusted "cargo build && echo ok"
   shellgate check --rules examples/default.rules --json -- rm -rf build
+  shellgate check --allow-domain registry.npmjs.org --host registry.npmjs.org --host example.com
 `;
 
 /** `shellgate check`: see {@link HELP}. Only `--help` is answered here; the rest loads on demand. */

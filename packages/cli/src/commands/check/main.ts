@@ -1,5 +1,13 @@
-import { formatAllowPrefixRule, type NetworkRule } from "@shellgate/execpolicy";
-import { PolicyStore } from "@shellgate/orchestrator";
+import { formatAllowPrefixRule, normalizeNetworkHost, type NetworkRule } from "@shellgate/execpolicy";
+import {
+  commandRuleGrant,
+  describeVerdictSource,
+  NetworkHostPolicy,
+  PolicyStore,
+  type CommandRuleGrant,
+  type HostVerdict,
+  type HostVerdictSource,
+} from "@shellgate/orchestrator";
 import { assessCommand, renderCommand, type Admission } from "@shellgate/orchestrator/admission";
 import { deriveExecArgs, detectUserShell } from "@shellgate/shell-detect";
 import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
@@ -18,34 +26,91 @@ export interface CheckJson {
   matchedRules: Admission["matchedRules"];
   split: Admission["split"];
   unmatched: Admission["unmatched"];
-  /** `network_rule` entries of the loaded rules; they have no effect yet (`effective` is always false). */
-  networkRules?: { effective: false; rules: Array<{ host: string; protocol: string; decision: string; file: string; line: number }> };
+  /**
+   * `network_rule` entries of the loaded rules. `effective`: whether the session proxy enforces them
+   * under this configuration (a confined sandbox mode with the network off; `--network on` means the
+   * whole network, and an unsandboxed command is not routed).
+   */
+  networkRules?: { effective: boolean; rules: Array<{ host: string; protocol: string; decision: string; file: string; line: number }> };
+  /** The command's own rule sandbox (`prefix_rule(..., sandbox=..., network=[...])`), when a matching rule carries one. */
+  ruleSandbox?: { sandbox: string; hosts: string[]; rules: string[] };
 }
 
-/** The note every report gives while `network_rule` is parsed but not enforced. */
-export const NETWORK_RULES_NOTE = "network_rule has no effect yet: network access is decided by the sandbox mode and --network alone";
+/** The `--json` object of `shellgate check --host HOST`. */
+export interface HostCheckJson {
+  host: string;
+  decision: HostVerdict["decision"];
+  /** What decided: `rule` (with its file:line:column), `grant`, `deny-list`, `command-rule`, `default`. */
+  source: { kind: HostVerdictSource["kind"]; origin?: string; file?: string; line?: number; column?: number; protocol?: string };
+  /** Whether a loopback, private or link-local address may be reached under this name. */
+  explicit: boolean;
+  /** Whether commands get proxy-routed network at all under this configuration. */
+  effective: boolean;
+  /** The verdict in words, as the proxy would give it. */
+  reason: string;
+}
 
-function networkRulesJson(rules: readonly NetworkRule[]): NonNullable<CheckJson["networkRules"]> {
-  return { effective: false, rules: rules.map((r) => ({ host: r.host, protocol: r.protocol, decision: r.decision, file: r.source.file, line: r.source.line })) };
+/** Whether the session proxy judges hosts under this configuration (see `CheckJson.networkRules.effective`). */
+export function proxyEnforced(config: EffectiveConfig): boolean {
+  const p = config.sandboxPolicy;
+  return (p.mode === "read-only" || p.mode === "workspace-write") && !(p.mode === "workspace-write" && p.networkAccess);
+}
+
+function networkRulesJson(rules: readonly NetworkRule[], effective: boolean): NonNullable<CheckJson["networkRules"]> {
+  return { effective, rules: rules.map((r) => ({ host: r.host, protocol: r.protocol, decision: r.decision, file: r.source.file, line: r.source.line })) };
+}
+
+/** How `host` is treated under the configuration, the loaded rules and (when given) the command's own rule grant. */
+export function checkHost(host: string, config: EffectiveConfig, store: PolicyStore, grant: CommandRuleGrant | undefined): HostCheckJson {
+  let normalized: string;
+  try {
+    normalized = normalizeNetworkHost(host);
+  } catch (error) {
+    throw new UsageError(`--host ${JSON.stringify(host)}: ${(error as Error).message.replace(/^invalid rule: network_rule host/, "a host")}`, { cause: error });
+  }
+  const policy = new NetworkHostPolicy(() => store.policy ?? {}, config.network);
+  const verdict = policy.judge(normalized, grant?.hosts ?? []);
+  const src = verdict.source;
+  const source: HostCheckJson["source"] =
+    src.kind === "rule"
+      ? { kind: "rule", file: src.rule.source.file, line: src.rule.source.line, column: src.rule.source.column, protocol: src.rule.protocol }
+      : src.kind === "default"
+        ? { kind: "default" }
+        : { kind: src.kind, origin: src.origin };
+  return { host: normalized, decision: verdict.decision, source, explicit: verdict.explicit, effective: proxyEnforced(config), reason: describeVerdictSource(src) };
+}
+
+/** The human line of a host check. */
+export function explainHost(result: HostCheckJson): string {
+  const where = result.effective
+    ? ""
+    : "\n  note: under this configuration commands are not routed through the proxy (the network is on, or the sandbox mode confines nothing), so this verdict is not applied";
+  const decision = result.decision === "prompt" ? "prompt (a person is asked once)" : result.decision;
+  const local = result.decision === "allow" && !result.explicit ? "; loopback and private addresses stay refused" : "";
+  return `host:      ${result.host} → ${decision} — ${result.reason}${local}${where}\n`;
 }
 
 /** The body of `shellgate check` (see its `--help`). */
 export async function checkMain(args: string[]): Promise<number> {
   let json = false;
   let escalate = false;
-  let argv: string[];
+  let hosts: string[] = [];
+  let argv: string[] | undefined;
   let config: EffectiveConfig;
   try {
     const parsed = parseCommandArgs(args, {
       ...CONFIG_OPTIONS,
       json: { type: "boolean" },
       escalate: { type: "boolean" },
+      host: { type: "string", multiple: true },
       help: { type: "boolean" },
     });
     json = parsed.values["json"] === true;
     escalate = parsed.values["escalate"] === true;
+    hosts = (parsed.values["host"] as string[] | undefined) ?? [];
     const overrides = configOverrides(parsed.values);
-    argv = commandArgv(parsed.hadTerminator, parsed.command);
+    // With --host alone, only hosts are judged; with a command too, its own rule grant counts.
+    argv = hosts.length > 0 && parsed.command.length === 0 && !parsed.hadTerminator ? undefined : commandArgv(parsed.hadTerminator, parsed.command);
     config = await loadConfig(overrides);
   } catch (error) {
     process.stderr.write(`shellgate check: ${describeError(error)}\n`);
@@ -64,6 +129,7 @@ export async function checkMain(args: string[]): Promise<number> {
     process.stderr.write(`shellgate check: ${describeError(error)}\n`);
     return CONFIG_ERROR_EXIT;
   }
+  if (!argv) return reportHosts(hosts, config, store, undefined, json);
   let admission: Admission;
   try {
     admission = await assessCommand({
@@ -78,10 +144,24 @@ export async function checkMain(args: string[]): Promise<number> {
     return 1;
   }
 
+  if (hosts.length > 0) return reportHosts(hosts, config, store, commandRuleGrant(admission), json);
   const networkRules = store.policy?.networkRules ?? [];
   process.stdout.write(
-    json ? `${JSON.stringify(toJson(admission, networkRules))}\n` : explain(argv, config, escalate, admission, networkRules),
+    json ? `${JSON.stringify(toJson(admission, networkRules, proxyEnforced(config)))}\n` : explain(argv, config, escalate, admission, networkRules),
   );
+  return 0;
+}
+
+/** Print how each host is treated (one JSON object per line with `--json`). */
+function reportHosts(hosts: string[], config: EffectiveConfig, store: PolicyStore, grant: CommandRuleGrant | undefined, json: boolean): number {
+  let results: HostCheckJson[];
+  try {
+    results = hosts.map((h) => checkHost(h, config, store, grant));
+  } catch (error) {
+    process.stderr.write(`shellgate check: ${describeError(error)}\n`);
+    return 2;
+  }
+  process.stdout.write(results.map((r) => (json ? `${JSON.stringify(r)}\n` : explainHost(r))).join(""));
   return 0;
 }
 
@@ -99,10 +179,12 @@ function commandArgv(hadTerminator: boolean, command: string[]): string[] {
 }
 
 /** The JSON form: the issue's object, plus `split`, `unmatched` and (when any) the inert `networkRules`. */
-export function toJson(admission: Admission, networkRules: readonly NetworkRule[] = []): CheckJson {
+export function toJson(admission: Admission, networkRules: readonly NetworkRule[] = [], proxyEffective = false): CheckJson {
   const r = admission.requirement;
   const out: CheckJson = { requirement: r.kind, segments: admission.segments, matchedRules: admission.matchedRules, split: admission.split, unmatched: admission.unmatched };
-  if (networkRules.length > 0) out.networkRules = networkRulesJson(networkRules);
+  if (networkRules.length > 0) out.networkRules = networkRulesJson(networkRules, proxyEffective);
+  const grant = commandRuleGrant(admission);
+  if (grant) out.ruleSandbox = { sandbox: grant.sandbox, hosts: grant.hosts.map((h) => h.host), rules: grant.origins };
   if (r.kind === "skip") out.bypassSandbox = r.bypassSandbox;
   if (r.kind !== "skip" && r.reason !== undefined) out.reason = r.reason;
   if (r.kind !== "forbidden" && r.proposedAmendment) out.proposedAmendment = r.proposedAmendment;
@@ -152,16 +234,22 @@ export function explain(
     }
   });
   const r = admission.requirement;
+  const grant = proxyEnforced(config) || config.sandboxPolicy.mode === "workspace-write" ? commandRuleGrant(admission) : undefined;
+  const inRuleSandbox = grant
+    ? `INSIDE its rule's ${grant.sandbox} sandbox${grant.hosts.length > 0 ? `, reaching ${grant.hosts.map((h) => h.host).join(", ")} through the proxy` : ""} (${grant.origins.join(", ")})`
+    : undefined;
   switch (r.kind) {
     case "skip":
       lines.push(
-        r.bypassSandbox
-          ? "requirement: skip — runs without asking, OUTSIDE the sandbox (every segment has an explicit allow rule)"
-          : "requirement: skip — runs without asking, inside the sandbox",
+        inRuleSandbox
+          ? `requirement: skip — runs without asking, ${inRuleSandbox}`
+          : r.bypassSandbox
+            ? "requirement: skip — runs without asking, OUTSIDE the sandbox (every segment has an explicit allow rule)"
+            : "requirement: skip — runs without asking, inside the sandbox",
       );
       break;
     case "needs_approval":
-      lines.push("requirement: needs_approval — a person must approve it first");
+      lines.push(`requirement: needs_approval — a person must approve it first${inRuleSandbox ? `; then it runs ${inRuleSandbox}` : ""}`);
       break;
     case "forbidden":
       lines.push("requirement: forbidden — it will not run");
@@ -173,9 +261,18 @@ export function explain(
     const when = r.kind === "skip" ? "if a person is asked later (a retry or an escalation), " : "";
     lines.push(`  ${when}"always allow" would add: ${formatAllowPrefixRule(r.proposedAmendment).trimEnd()}`);
   }
-  if (networkRules.length > 0) {
+  if (networkRules.length > 0 || config.network.allow.length > 0 || config.network.deny.length > 0) {
     const where = [...new Set(networkRules.map((n) => `${n.source.file}:${n.source.line}`))].join(", ");
-    lines.push(`note: ${NETWORK_RULES_NOTE} (${networkRules.length} network_rule at ${where})`);
+    const what = [
+      ...(networkRules.length > 0 ? [`${networkRules.length} network_rule at ${where}`] : []),
+      ...(config.network.allow.length > 0 ? [`allowed: ${config.network.allow.map((e) => e.host).join(", ")}`] : []),
+      ...(config.network.deny.length > 0 ? [`denied: ${config.network.deny.map((e) => e.host).join(", ")}`] : []),
+    ].join("; ");
+    lines.push(
+      proxyEnforced(config)
+        ? `network:   by domain through shellgate's proxy (${what}); \`shellgate check --host HOST\` tells how a host is treated`
+        : `network:   the domain policy (${what}) is not applied: under this configuration commands are not routed through the proxy`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

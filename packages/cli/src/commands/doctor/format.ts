@@ -69,11 +69,16 @@ export function formatDoctorReport(r: DoctorReport): string {
     out.push(`  ${mark(rule.ok)} ${rule.file} [${rule.origin}]`);
     if (rule.error) for (const line of rule.error.split("\n")) out.push(`       ${line}`);
   }
-  if (r.networkRules.rules.length > 0) {
-    const where = [...new Set(r.networkRules.rules.map((n) => `${n.file}:${n.line}`))].join(", ");
-    out.push(`  note: network_rule has no effect yet (${r.networkRules.rules.length} at ${where}): network access is decided by the sandbox mode and --network alone`);
-  }
   out.push(`  "always allow" writes to ${r.userRulesFile}`);
+  out.push("");
+  out.push("network by domain");
+  const anyDomain = r.networkRules.rules.length + r.domains.allow.length + r.domains.deny.length > 0;
+  if (!anyDomain) out.push("  (no network_rule, --allow-domain or [network] entry: sandboxed commands get no network unless --network on)");
+  else if (r.networkRules.effective) out.push("  enforced by shellgate's proxy for sandboxed commands (nothing else is reachable)");
+  else out.push("  NOT applied under this configuration: the network is on, or the sandbox mode confines nothing");
+  for (const d of r.domains.allow) out.push(`  allow ${escapeForDisplay(d.host)}  (${escapeForDisplay(d.origin)})`);
+  for (const d of r.domains.deny) out.push(`  deny  ${escapeForDisplay(d.host)}  (${escapeForDisplay(d.origin)})`);
+  for (const n of r.networkRules.rules) out.push(`  ${n.decision === "forbidden" ? "deny " : n.decision.padEnd(5)} ${escapeForDisplay(n.host)}  (network_rule ${n.protocol} at ${n.file}:${n.line})`);
   out.push("");
   out.push("environment (variables commands will not see; names only)");
   if (r.environment.dropped.length === 0) out.push("  (none dropped)");

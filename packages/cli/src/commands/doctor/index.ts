@@ -7,7 +7,7 @@ export const HELP = `Usage: shellgate doctor [options]
 Report what shellgate finds on this machine: the detected shell, every sandbox backend with its
 availability (and why not), the isolation the configured sandbox gets, the configuration files read
 (and whether the project's is trusted), whether the workspace is too broad (/ or your home under
-workspace-write), whether each rules file parses, and any network_rule in them (which has no effect yet).
+workspace-write), whether each rules file parses, and the domain policy (network_rule, --allow-domain, [network]).
 
 Options:
       --json                 print the report as one JSON object

@@ -1,6 +1,7 @@
 import { computeWritableRoots, type BackendReport, type SandboxManager, type SandboxPolicy } from "@shellgate/sandbox";
 import { detectUserShell } from "@shellgate/shell-detect";
 import { loadPolicy, type NetworkRule } from "@shellgate/execpolicy";
+import { proxyEnforced } from "../check/main.js";
 import { describeEnvDropReason, explainEnvScrub } from "@shellgate/orchestrator";
 import type { EffectiveConfig, ProjectConfigStatus, WorkspaceCheck } from "../../config/index.js";
 import { BroadWorkspaceError } from "../../errors.js";
@@ -38,10 +39,12 @@ export interface DoctorReport {
     | { ok: false; error: string };
   rules: RulesFileStatus[];
   /**
-   * `network_rule` entries of the rules files that load. They are parsed but have no effect yet
-   * (`effective` is false): network access is decided by the sandbox mode and `--network` alone.
+   * `network_rule` entries of the rules files that load. `effective`: whether the session proxy
+   * enforces them (and the grants) under this configuration: a confined mode with the network off.
    */
-  networkRules: { effective: false; rules: Array<{ host: string; protocol: string; decision: string; file: string; line: number }> };
+  networkRules: { effective: boolean; rules: Array<{ host: string; protocol: string; decision: string; file: string; line: number }> };
+  /** The domain grants outside the rules files (`--allow-domain`, `[network]` tables), with where each came from. */
+  domains: { allow: Array<{ host: string; origin: string }>; deny: Array<{ host: string; origin: string }> };
   userRulesFile: string;
   /** Host variables commands will not see under the environment policy, and why (names only, never values). */
   environment: { dropped: Array<{ name: string; reason: string }> };
@@ -122,8 +125,9 @@ export async function gatherDoctorReport(
     backends,
     sandbox,
     rules: statuses,
+    domains: { allow: config.network.allow, deny: config.network.deny },
     networkRules: {
-      effective: false,
+      effective: proxyEnforced(config),
       rules: networkRules.map((n) => ({ host: n.host, protocol: n.protocol, decision: n.decision, file: n.source.file, line: n.source.line })),
     },
     userRulesFile: config.userRulesFile,

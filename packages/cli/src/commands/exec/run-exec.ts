@@ -1,4 +1,4 @@
-import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter } from "@shellgate/orchestrator";
+import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter, type NetworkRefusal } from "@shellgate/orchestrator";
 import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
 import { denialForAudience, type SandboxDenial } from "@shellgate/sandbox";
 import { canPrompt, createTerminalPrompt } from "../../approval/terminal.js";
@@ -28,6 +28,8 @@ export interface ExecJsonResult {
   sandboxRetry?: string;
   /** Set when the command failed because the sandbox refused something: what, why, and the flag that lets it through. */
   sandboxDenial?: SandboxDenial;
+  /** Hosts shellgate's network proxy refused during the run, with why and how to grant them. */
+  networkRefusals?: NetworkRefusal[];
   /** What was decided and why; never contains the command, cwd, env or output. */
   trace?: DecisionTrace;
 }
@@ -114,12 +116,16 @@ export async function runExec(
   let failure: { code: string; message: string } | undefined;
   let retryNote: string | undefined;
   let denial: SandboxDenial | undefined;
+  let refusals: NetworkRefusal[] = [];
+  let networkNote: string | undefined;
   try {
     const response = await orchestrator.handleToolCall(call, { signal: controller.signal, onOutput });
     // The orchestrator words it for a model; a person at the terminal gets the flags instead.
     if (response.sandboxDenial) denial = denialForAudience(response.sandboxDenial, "cli", target.kind === "argv" ? target.argv : ["sh", "-c", target.script]);
     // Failed in the sandbox, and the retry without it did not run: the command's own exit code stands.
     if (response.sandboxRetry) retryNote = sandboxRetryMessage(response.sandboxRetry, response.exitCode ?? 1, "cli", config.userRulesFile);
+    refusals = response.networkRefusals ?? [];
+    networkNote = networkNoteOf(response.content);
     if (response.error) {
       failure = response.error;
       exitCode = controller.signal.aborted ? EXEC_EXIT.ABORTED : exitCodeForError(response.error);
@@ -141,6 +147,13 @@ export async function runExec(
 
   // One line naming what the sandbox refused and the flag that lets it through (`--json` has it as `sandboxDenial`).
   if (!captured && denial) process.stderr.write(`shellgate exec: ${escapeForDisplay(`sandbox: ${denial.summary}; ${denial.suggestion}`)}\n`);
+  // Refused hosts (and why a run had no network), after the output, where a person looks.
+  if (!captured) {
+    if (networkNote) process.stderr.write(`shellgate exec: network: ${escapeForDisplay(networkNote)}\n`);
+    for (const r of refusals) {
+      process.stderr.write(`shellgate exec: ${escapeForDisplay(`network: refused ${r.host}:${r.port}: ${r.reason}${r.hint ? `; to allow it: ${r.hint}` : ""}`)}\n`);
+    }
+  }
   if (captured) {
     const files = {
       ...(captured.stdout.fullOutputFile ? { stdout: captured.stdout.fullOutputFile } : {}),
@@ -158,6 +171,7 @@ export async function runExec(
       ...(failure !== undefined ? { error: { code: failure.code, message: refusalText(failure, interactive) } } : {}),
       ...(retryNote !== undefined ? { sandboxRetry: retryNote } : {}),
       ...(denial ? { sandboxDenial: denial } : {}),
+      ...(refusals.length > 0 ? { networkRefusals: refusals } : {}),
       ...(trace ? { trace } : {}),
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -169,6 +183,26 @@ export async function runExec(
     process.stderr.write(`shellgate exec: timed out after ${config.timeoutMs} ms; the command was killed\n`);
   }
   return exitCode;
+}
+
+/**
+ * The model-facing note about a run's missing network (`[shellgate] network: the network proxy could
+ * not start …`), which only the tool output carries; refused hosts come structured instead.
+ */
+function networkNoteOf(content: string): string | undefined {
+  let lines = content.split("\n").map((l) => l.replace(/^\[shellgate\] /, ""));
+  try {
+    // The `shell` tool's JSON carries the lines as `shellgate_network`.
+    const value = JSON.parse(content) as { shellgate_network?: unknown };
+    if (Array.isArray(value.shellgate_network)) lines = value.shellgate_network.filter((l): l is string => typeof l === "string");
+  } catch {
+    // Freeform text: the lines are at its end.
+  }
+  for (const line of lines) {
+    const m = /^network: (?!refused |\d+ more hosts)(.*)$/.exec(line);
+    if (m) return m[1];
+  }
+  return undefined;
 }
 
 function timeoutArg(timeoutMs: number): { timeout_ms: number } {

@@ -17,9 +17,11 @@ export function clientSupportsElicitation(server: Server): boolean {
 /** The message shown to the person in the client; every field is escaped (no raw control, bidi or invisible character). */
 export function elicitationMessage(request: PromptRequest): string {
   const lines = [
-    request.retryAfterDenial
-      ? "It failed in the sandbox. Run it again WITHOUT the sandbox?"
-      : "An agent wants to run a command that needs your approval.",
+    request.network
+      ? `A sandboxed command wants to reach ${escapeForDisplay(`${request.network.host}:${request.network.port}`)}. Allow it?`
+      : request.retryAfterDenial
+        ? "It failed in the sandbox. Run it again WITHOUT the sandbox?"
+        : "An agent wants to run a command that needs your approval.",
     `Command: ${displayArgv(request.argv)}`,
     `Working directory: ${escapeForDisplay(request.cwd)}`,
   ];
@@ -38,7 +40,7 @@ function amendmentOffered(request: PromptRequest): boolean {
   return (request.proposedAmendment?.length ?? 0) > 0 && isOffered(request, "approved_with_amendment");
 }
 
-type Choice = "once" | "session" | "always" | "deny";
+type Choice = "once" | "session" | "always" | "always_unsandboxed" | "deny";
 
 /**
  * An approval function that asks the MCP client's user through elicitation. Decline means deny;
@@ -48,15 +50,26 @@ export function createElicitationApproval(
   server: Server,
 ): (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision> {
   return async (request, context) => {
+    const host = request.network ? escapeForDisplay(request.network.host) : "";
     const options: Array<{ const: Choice; title: string }> = [
-      { const: "once", title: request.retryAfterDenial ? "Run it again without the sandbox, once" : "Run once" },
+      {
+        const: "once",
+        title: request.network ? `Allow ${host} for this command` : request.retryAfterDenial ? "Run it again without the sandbox, once" : "Run once",
+      },
     ];
     const session = isOffered(request, "approved_for_session");
-    if (session) options.push({ const: "session", title: "Run, and don't ask again for this command in this session" });
+    if (session) {
+      options.push({ const: "session", title: request.network ? `Allow ${host} for this session` : "Run, and don't ask again for this command in this session" });
+    }
     const amendment = amendmentOffered(request) ? [...(request.proposedAmendment ?? [])] : null;
     if (amendment) {
       const effect = escapeForDisplay(amendmentEffect(request));
       options.push({ const: "always", title: `${effect.charAt(0).toUpperCase()}${effect.slice(1)}` });
+      // Lifting the sandbox for good is a separate, explicit choice after the sandboxed default.
+      if (request.amendmentSandbox && request.amendmentBypassesSandbox !== false) {
+        const outside = escapeForDisplay(amendmentEffect(request, undefined, true));
+        options.push({ const: "always_unsandboxed", title: `${outside.charAt(0).toUpperCase()}${outside.slice(1)}` });
+      }
     }
     options.push({ const: "deny", title: "Deny" });
     let result;
@@ -84,7 +97,10 @@ export function createElicitationApproval(
       case "session":
         return session ? "approved_for_session" : "denied";
       case "always":
-        return amendment ? { decision: "approved_with_amendment", amendment } : "denied";
+        if (!amendment) return "denied";
+        return request.amendmentSandbox ? { decision: "approved_with_amendment", amendment, sandboxed: true } : { decision: "approved_with_amendment", amendment };
+      case "always_unsandboxed":
+        return amendment && request.amendmentSandbox ? { decision: "approved_with_amendment", amendment, sandboxed: false } : "denied";
       default:
         return "denied";
     }

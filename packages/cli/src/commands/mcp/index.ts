@@ -31,6 +31,7 @@ ${exitCodesHelp("mcp")}
 Examples:
   shellgate mcp --cwd ~/src/project
   shellgate mcp --cwd ~/src/project --network --allow-weaker-isolation
+  shellgate mcp --cwd ~/src/project --allow-domain registry.npmjs.org --allow-domain github.com
   shellgate mcp --rules ~/.config/shellgate/rules/agent.rules --approval-policy untrusted
   shellgate mcp --cwd ~/src/project --sandbox read-only
 `;

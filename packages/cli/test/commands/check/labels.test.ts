@@ -35,33 +35,38 @@ describe("shellgate check names how an unmatched segment is judged (built bin)",
   });
 });
 
-describe("network_rule has no effect yet: check and doctor say so", () => {
-  const NOTE = "network_rule has no effect yet: network access is decided by the sandbox mode and --network alone";
-
+describe("network rules: check and doctor say whether the proxy enforces them", () => {
   it("check, text and JSON", async () => {
     const text = await run("check", "--rules", withNetwork, "cargo", "build");
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain(`note: ${NOTE} (1 network_rule at ${withNetwork}:2)\n`);
+    expect(text.stdout).toContain(`network:   by domain through shellgate's proxy (1 network_rule at ${withNetwork}:2); \`shellgate check --host HOST\` tells how a host is treated\n`);
     const json = await run("check", "--rules", withNetwork, "--json", "cargo", "build");
     expect(JSON.parse(json.stdout).networkRules).toEqual({
-      effective: false,
+      effective: true,
       rules: [{ host: "example.com", protocol: "https", decision: "allow", file: withNetwork, line: 2 }],
     });
+    // With the whole network on, the proxy is not in the way, and the report says so.
+    const on = await run("check", "--rules", withNetwork, "--network", "on", "--json", "cargo", "build");
+    expect(JSON.parse(on.stdout).networkRules.effective).toBe(false);
+    expect((await run("check", "--rules", withNetwork, "--network", "on", "cargo", "build")).stdout).toContain("is not applied");
     const none = await run("check", "--rules", rules, "--json", "cargo", "build");
     expect(JSON.parse(none.stdout)).not.toHaveProperty("networkRules");
-    expect((await run("check", "--rules", rules, "cargo", "build")).stdout).not.toContain("network_rule");
+    expect((await run("check", "--rules", rules, "cargo", "build")).stdout).not.toContain("network");
   });
 
   it("doctor, text and JSON", async () => {
-    const text = await run("doctor", "--rules", withNetwork);
-    expect(text.stdout).toContain(
-      `  note: network_rule has no effect yet (1 at ${withNetwork}:2): network access is decided by the sandbox mode and --network alone\n`,
-    );
+    const text = await run("doctor", "--rules", withNetwork, "--allow-domain", "registry.npmjs.org");
+    expect(text.stdout).toContain("network by domain\n  enforced by shellgate's proxy for sandboxed commands (nothing else is reachable)\n");
+    expect(text.stdout).toContain("  allow registry.npmjs.org  (--allow-domain)\n");
+    expect(text.stdout).toContain(`  allow example.com  (network_rule https at ${withNetwork}:2)\n`);
     const json = await run("doctor", "--json", "--rules", withNetwork);
-    expect(JSON.parse(json.stdout).networkRules).toEqual({
-      effective: false,
+    const report = JSON.parse(json.stdout);
+    expect(report.networkRules).toEqual({
+      effective: true,
       rules: [{ host: "example.com", protocol: "https", decision: "allow", file: withNetwork, line: 2 }],
     });
-    expect((await run("doctor", "--rules", rules)).stdout).not.toContain("network_rule");
+    expect(report.domains).toEqual({ allow: [], deny: [] });
+    expect((await run("doctor", "--rules", rules)).stdout).toContain("(no network_rule, --allow-domain or [network] entry");
   });
 });
+

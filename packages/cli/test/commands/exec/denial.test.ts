@@ -137,7 +137,7 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     expect(spawnSync("git", ["-C", repo, "log", "--format=%s"], { encoding: "utf8" }).stdout).toBe("from shellgate\n");
   });
 
-  it.skipIf(!existsSync("/usr/bin/curl"))("curl with the network off suggests --network on, which works", async () => {
+  it.skipIf(!existsSync("/usr/bin/curl"))("curl to the host's loopback with the network off suggests --network on (not a domain grant), which works", async () => {
     const url = `http://127.0.0.1:${port}/`;
     const denied = await exec(["--", "curl", "-sS", url]);
     expect(denied.code).toBe(7);
@@ -154,7 +154,7 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     const denied = await exec(["--", "getent", "hosts", "example.com"]);
     expect(denied.code).toBe(2);
     expect(denialLines(denied)).toEqual([
-      "shellgate exec: sandbox: network access is off (example.com could not be reached); re-run with --network on (there are no per-domain grants yet), or re-run with --escalate at a terminal, under an approval policy other than never, and approve it to run it outside the sandbox",
+      "shellgate exec: sandbox: network access is off (example.com could not be reached); re-run with --allow-domain example.com (only that host, through shellgate's network proxy) or with --network on (the whole network), or re-run with --escalate at a terminal, under an approval policy other than never, and approve it to run it outside the sandbox",
     ]);
     // This machine may have no resolver at all: the control shows only that the explanation goes away.
     const control = await exec(["--network", "on", "--", "getent", "hosts", "example.com"]);

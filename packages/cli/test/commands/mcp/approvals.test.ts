@@ -1,7 +1,7 @@
 // The MCP server as a model and an MCP host see it, through the official SDK client against the built
 // `shellgate mcp`: tool annotations, what the elicitation says and offers, and the model-facing text
 // when no one can approve and when a session has exited.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -74,7 +74,7 @@ describe("tool annotations (shellgate mcp, official client)", () => {
 });
 
 describe("elicitation says why and what each choice does", () => {
-  it("an unknown command under untrusted: why, the session choice, and always allow running without the sandbox", async () => {
+  it("an unknown command under untrusted: why, the session choice, always allow sandboxed first, and outside the sandbox only as its own choice", async () => {
     const asked: Array<ElicitRequest["params"]> = [];
     const client = await connect(["--approval-policy", "untrusted"], (params) => {
       asked.push(params);
@@ -87,15 +87,34 @@ describe("elicitation says why and what each choice does", () => {
       const params = asked[0]!;
       expect(params.message).toContain("Why you are asked: approval policy `untrusted`: only known-safe commands run without asking");
       expect(params.message).toContain(
-        `"Always allow" \`touch made-by-mcp.txt …\`: adds an allow rule to ${s.userRulesFile}; matching commands will run without the sandbox from now on.`,
+        `"Always allow" \`touch made-by-mcp.txt …\`, sandboxed: adds an allow rule to ${s.userRulesFile}; matching commands will run without asking from now on, still in the workspace-write sandbox.`,
       );
-      expect(choices(params)).toEqual(["once", "session", "always", "deny"]);
+      expect(choices(params)).toEqual(["once", "session", "always", "always_unsandboxed", "deny"]);
       expect(titles(params)).toContain(
-        `Always allow \`touch made-by-mcp.txt …\`: adds an allow rule to ${s.userRulesFile}; matching commands will run without the sandbox from now on`,
+        `Always allow \`touch made-by-mcp.txt …\` outside the sandbox: adds an allow rule to ${s.userRulesFile}; matching commands will run without the sandbox from now on`,
       );
     } finally {
       await client.close();
     }
+  });
+
+  it("'always' writes the sandboxed rule and 'always_unsandboxed' the plain one", async () => {
+    for (const [answer, line] of [
+      ["always", 'prefix_rule(pattern=["touch", "made-by-mcp.txt"], decision="allow", sandbox="workspace-write")\n'],
+      ["always_unsandboxed", 'prefix_rule(pattern=["touch", "made-by-mcp.txt"], decision="allow")\n'],
+    ] as const) {
+      rmSync(s.userRulesFile, { force: true });
+      const client = await connect(["--approval-policy", "untrusted"], () => ({ action: "accept", content: { decision: answer } }));
+      try {
+        const result = await client.callTool({ name: "shell_command", arguments: { command: "touch made-by-mcp.txt" } });
+        expect(result.isError).toBeFalsy();
+        expect(readFileSync(s.userRulesFile, "utf8")).toBe(line);
+      } finally {
+        await client.close();
+        rmSync(path.join(s.project, "made-by-mcp.txt"), { force: true });
+      }
+    }
+    rmSync(s.userRulesFile, { force: true });
   });
 
   it("a dangerous command: the heuristic is the reason and there is no always allow; answering 'always' anyway runs nothing", async () => {
