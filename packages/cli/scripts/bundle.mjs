@@ -61,16 +61,8 @@ const EXTERNAL = [
   "@shellgate/execpolicy/compiler",
 ];
 
-await rm(outdir, { recursive: true, force: true });
-const result = await build({
-  entryPoints: {
-    shellgate: join(root, "dist", "bin", "shellgate.js"),
-    "policy-check": join(root, "dist", "bin", "policy-check.js"),
-  },
-  outdir,
+const common = {
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   // Error classes set `this.name = new.target.name`; keep class names even where bundling renames them.
@@ -82,15 +74,65 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   charset: "ascii",
+  sourcemap: "linked",
+  metafile: true,
+  logLevel: "warning",
+};
+
+await rm(outdir, { recursive: true, force: true });
+const shellgate = await build({
+  ...common,
+  entryPoints: { shellgate: join(root, "dist", "bin", "shellgate.js") },
+  outdir,
+  splitting: true,
+  format: "esm",
   external: EXTERNAL.flatMap((p) => [p, `${p}/*`]),
   entryNames: "[name]",
   chunkNames: "[name]-[hash]",
-  sourcemap: "linked",
   plugins: [zodMembers],
-  metafile: true,
-  logLevel: "warning",
 });
 
-const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith(".js"));
+// policy-check is one CommonJS file, sharing nothing with the shellgate bundle. A check is over in a
+// few milliseconds, so start-up is nearly all it costs, and an ES module start pays for Node's module
+// loader (measured: an empty .mjs costs 9-18 ms more than `node -e 0`, an empty .cjs nothing) and for
+// each chunk it links; the launcher (bin/, CommonJS by bin/package.json) `require`s this file.
+// What a check does not always need stays out of it and is loaded on first use: zod (only `--stdin`,
+// from node_modules), and execpolicy's compiler, which a compiled-policy cache hit never loads. The
+// compiler is a second file, policy-check-compiler.cjs: V8 compiles the whole file a `require` reads,
+// and the compiler is 90 of the 160 KB. Its copies of execpolicy's error classes are distinct from
+// the first file's, which errors.ts allows for (`instanceof` holds across copies).
+const cjs = {
+  ...common,
+  format: "cjs",
+  external: [...EXTERNAL, "zod"].flatMap((p) => [p, `${p}/*`]),
+  // The sources are ES modules: `import.meta.url` (createRequire, version.ts) is the file's own URL.
+  define: { "import.meta.url": "__importMetaUrl" },
+  banner: { js: 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+};
+const COMPILER_FILE = "policy-check-compiler.cjs";
+/** compile-loader's async preload, `import("./compile.js")`, loads the separately bundled compiler. */
+const compilerApart = {
+  name: "policy-check-compiler-apart",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/compile\.js$/ }, (args) =>
+      /[\\/]execpolicy[\\/]dist[\\/]policy[\\/]compile-loader\.js$/.test(args.importer) ? { path: `./${COMPILER_FILE}`, external: true } : undefined,
+    );
+  },
+};
+const policyCheck = await build({
+  ...cjs,
+  entryPoints: [join(root, "dist", "bin", "policy-check.js")],
+  outfile: join(outdir, "policy-check.cjs"),
+  plugins: [compilerApart],
+});
+const policyCheckCompiler = await build({
+  ...cjs,
+  entryPoints: [require.resolve("@shellgate/execpolicy/compiler")],
+  outfile: join(outdir, COMPILER_FILE),
+});
+const missing = Object.keys(policyCheck.metafile.inputs).filter((file) => /[\\/]policy[\\/]compile\.js$/.test(file));
+if (missing.length) throw new Error(`bundle: the compiler ended up inside policy-check.cjs (${missing.join(", ")}); see compilerApart`);
+
+const outputs = [shellgate, policyCheck, policyCheckCompiler].flatMap((result) => Object.entries(result.metafile.outputs)).filter(([file]) => /\.c?js$/.test(file));
 const bytes = outputs.reduce((n, [, o]) => n + o.bytes, 0);
 process.stdout.write(`bundle: ${outputs.length} files, ${(bytes / 1024).toFixed(0)} KiB in dist/bundle/\n`);

@@ -1,69 +1,22 @@
-import { describeError, errorCode } from "./error-text.js";
-import { UsageError } from "./errors.js";
-import { CONFIG_ERROR_EXIT, isConfigErrorCode } from "./exit-table.js";
-import { splitCommandLine, wantsHelp } from "./options.js";
+import { isPassThrough, runCommand } from "./bin/command-runner.js";
+import type { CommandModule } from "./bin/command-runner.js";
+import { wantsHelp } from "./options.js";
 
-/** What every command's `src/commands/<name>/index.ts` exports: run with the arguments after the subcommand, return the exit code. */
-export interface CommandModule {
-  run(args: string[]): Promise<number>;
-}
-
-let debugMode = false;
-
-/** Whether the running command was started with `--debug` (or SHELLGATE_DEBUG=1). */
-export function debugEnabled(): boolean {
-  return debugMode || process.env["SHELLGATE_DEBUG"] === "1";
-}
-
-/** Whether stack traces were asked for (`--debug` among shellgate's own options, or `SHELLGATE_DEBUG=1`). */
-export function debugRequested(args: readonly string[]): boolean {
-  return args.slice(0, splitCommandLine(args).ownCount).includes("--debug") || process.env["SHELLGATE_DEBUG"] === "1";
-}
-
-/** Remove `--debug` from a command's own options (never from the command, which starts at `--` or its first word). */
-export function stripDebug(args: readonly string[]): string[] {
-  const end = splitCommandLine(args).ownCount;
-  return [...args.slice(0, end).filter((a) => a !== "--debug"), ...args.slice(end)];
-}
-
-function isMissingModule(error: unknown, module: string): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message = error instanceof Error ? error.message : "";
-  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && message.includes(`commands/${module}/index.js`);
-}
+export { debugEnabled, debugRequested, runCommand, stripDebug } from "./bin/command-runner.js";
+export type { CommandModule } from "./bin/command-runner.js";
 
 /**
  * Load `src/commands/<module>/index.js` lazily and run it (one dynamic import per command, so a command
- * loads nothing another command needs; the bundle keeps each in its own chunk). Errors escaping a command become one line on stderr
- * (exit 1; usage errors exit 2, configuration errors {@link CONFIG_ERROR_EXIT}); the stack trace is shown only with `--debug` or `SHELLGATE_DEBUG=1`.
+ * loads nothing another command needs; the bundle keeps each in its own chunk). See {@link runCommand}
+ * for how errors are reported.
  */
 export async function runCommandModule(module: string, args: string[], prog = "shellgate"): Promise<number> {
-  // policy-check treats everything from the first command word on as the command (Codex-compatible),
-  // so its arguments are passed untouched; `--debug` before the command name or SHELLGATE_DEBUG still work.
-  const passThrough = module === "policy-check" || module === "policy";
-  const debug = passThrough ? process.env["SHELLGATE_DEBUG"] === "1" || args[0] === "--debug" : debugRequested(args);
-  debugMode = debug;
-  let mod: CommandModule;
-  try {
+  return runCommand(module, args, prog, async () => {
     // zod's settings must be made before any schema is (see zod-jitless.ts); a command's --help
-    // needs no zod at all, so it does not load it.
-    if (passThrough || !wantsHelp(args)) await import("./zod-jitless.js");
-    mod = (await import(`./commands/${module}/index.js`)) as CommandModule;
-  } catch (error) {
-    if (isMissingModule(error, module)) {
-      process.stderr.write(`${prog}: the \`${module}\` command is not part of this build (commands/${module}/index.js is missing)\n`);
-    } else {
-      process.stderr.write(`${prog}: cannot load the \`${module}\` command: ${describeError(error)}\n`);
-    }
-    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    return 1;
-  }
-  try {
-    return await mod.run(passThrough ? (args[0] === "--debug" ? args.slice(1) : args) : stripDebug(args));
-  } catch (error) {
-    process.stderr.write(`${prog}: ${describeError(error)}\n`);
-    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    if (error instanceof UsageError) return 2;
-    return isConfigErrorCode(errorCode(error)) ? CONFIG_ERROR_EXIT : 1;
-  }
+    // needs no zod at all, so it does not load it, and neither do `policy` / `policy-check`: execpolicy
+    // has no zod schemas, and the one schema of `--stdin` is an array's, which zod never compiles.
+    if (!isPassThrough(module) && !wantsHelp(args)) await import("./zod-jitless.js");
+    return (await import(`./commands/${module}/index.js`)) as CommandModule;
+  });
 }
+
