@@ -1,13 +1,15 @@
 // Bundles the two CLI entry points (after `tsc -b`) into dist/bundle/ so that start-up loads a few
 // files instead of ~280 modules (most of the cost of `shellgate sandbox` / `policy-check` used to be
-// module resolution and loading). Behaviour is the same as running dist/bin/*.js directly:
+// module resolution and loading). `shellgate` is ES modules with code splitting; `policy-check` is
+// built apart, as one CommonJS file (see below). Behaviour is the same as running dist/bin/*.js directly:
 // - code splitting keeps each command module (`import(`./commands/${module}/index.js`)` in run-command.ts)
 //   and every other dynamic import in its own chunk, loaded only when used;
 // - execpolicy's compile module: its loader (compile-loader.ts) `require`s it synchronously by its
 //   declared subpath export, `@shellgate/execpolicy/compiler`. esbuild cannot see through
 //   `createRequire`, so Node resolves that name from node_modules at run time (the synchronous entry
 //   points, e.g. `collectExampleResults`); the async ones (`loadPolicy`) preload it with a plain
-//   `import("./compile.js")`, an ordinary chunk here. No file in dist/bundle/ has to carry a
+//   `import("./compile.js")`, an ordinary chunk of the shellgate bundle (policy-check's is a file of its
+//   own, policy-check-compiler.cjs). No file in dist/bundle/ has to carry a
 //   particular name;
 // - packages that load files relative to their own modules (.wasm, native addons) or that are large
 //   and only used by some commands stay external and are imported from node_modules as before.
