@@ -94,47 +94,62 @@ const shellgate = await build({
   plugins: [zodMembers],
 });
 
-// policy-check is one CommonJS file, sharing nothing with the shellgate bundle. A check is over in a
-// few milliseconds, so start-up is nearly all it costs, and an ES module start pays for Node's module
-// loader (measured: an empty .mjs costs 9-18 ms more than `node -e 0`, an empty .cjs nothing) and for
-// each chunk it links; the launcher (bin/, CommonJS by bin/package.json) `require`s this file.
-// What a check does not always need stays out of it and is loaded on first use: zod (only `--stdin`,
-// from node_modules), and execpolicy's compiler, which a compiled-policy cache hit never loads. The
-// compiler is a second file, policy-check-compiler.cjs: V8 compiles the whole file a `require` reads,
-// and the compiler is 90 of the 160 KB. Its copies of execpolicy's error classes are distinct from
-// the first file's, which errors.ts allows for (`instanceof` holds across copies).
+// policy-check is built apart, as CommonJS files sharing nothing with the shellgate bundle. A check
+// is over in a few milliseconds, so start-up is nearly all it costs, and an ES module start pays for
+// Node's module loader (measured: an empty .mjs costs 9-18 ms of CPU more than `node -e 0`, an empty
+// .cjs nothing) and for each chunk it links; the launcher (bin/, CommonJS by bin/package.json)
+// `require`s policy-check.cjs. V8 compiles all of a file that `require` reads, so what a run does not
+// always need is a file of its own, `require`d on first use (esbuild turns each such `import()` into a
+// `require`: no ES module loader on any path):
+// - policy-check.cjs: the entry, which answers `--version` itself;
+// - policy-check-main.cjs: the command and execpolicy without its compiler;
+// - policy-check-compiler.cjs: execpolicy's compiler, which a compiled-policy cache hit never loads
+//   (90 of the 160 KB). Its copies of execpolicy's modules are distinct from the main file's, which
+//   execpolicy's errors.ts allows for (`instanceof` holds across copies); nothing else crosses.
+// zod (only `--stdin`) is loaded from node_modules.
 const cjs = {
   ...common,
   format: "cjs",
+  supported: { "dynamic-import": false },
   external: [...EXTERNAL, "zod"].flatMap((p) => [p, `${p}/*`]),
   // The sources are ES modules: `import.meta.url` (createRequire, version.ts) is the file's own URL.
   define: { "import.meta.url": "__importMetaUrl" },
   banner: { js: 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
-const COMPILER_FILE = "policy-check-compiler.cjs";
-/** compile-loader's async preload, `import("./compile.js")`, loads the separately bundled compiler. */
-const compilerApart = {
-  name: "policy-check-compiler-apart",
+/** Resolve `specifier` imported from a file matching `importer` to the sibling file `file`, unbundled. */
+const apart = (specifier, importer, file) => ({
+  name: `apart-${file}`,
   setup(b) {
-    b.onResolve({ filter: /^\.\/compile\.js$/ }, (args) =>
-      /[\\/]execpolicy[\\/]dist[\\/]policy[\\/]compile-loader\.js$/.test(args.importer) ? { path: `./${COMPILER_FILE}`, external: true } : undefined,
+    b.onResolve({ filter: new RegExp(`^${specifier.replaceAll(".", "\\.")}$`) }, (args) =>
+      importer.test(args.importer) ? { path: `./${file}`, external: true } : undefined,
     );
   },
-};
+});
+const COMPILER_FILE = "policy-check-compiler.cjs";
+const MAIN_FILE = "policy-check-main.cjs";
 const policyCheck = await build({
   ...cjs,
   entryPoints: [join(root, "dist", "bin", "policy-check.js")],
   outfile: join(outdir, "policy-check.cjs"),
-  plugins: [compilerApart],
+  plugins: [apart("./policy-check-main.js", /[\\/]dist[\\/]bin[\\/]policy-check\.js$/, MAIN_FILE)],
+});
+const policyCheckMain = await build({
+  ...cjs,
+  entryPoints: [join(root, "dist", "bin", "policy-check-main.js")],
+  outfile: join(outdir, MAIN_FILE),
+  // compile-loader's async preload, `import("./compile.js")`
+  plugins: [apart("./compile.js", /[\\/]execpolicy[\\/]dist[\\/]policy[\\/]compile-loader\.js$/, COMPILER_FILE)],
 });
 const policyCheckCompiler = await build({
   ...cjs,
   entryPoints: [require.resolve("@shellgate/execpolicy/compiler")],
   outfile: join(outdir, COMPILER_FILE),
 });
-const missing = Object.keys(policyCheck.metafile.inputs).filter((file) => /[\\/]policy[\\/]compile\.js$/.test(file));
-if (missing.length) throw new Error(`bundle: the compiler ended up inside policy-check.cjs (${missing.join(", ")}); see compilerApart`);
+for (const [result, what, file] of [[policyCheck, /[\\/]commands[\\/]policy-check[\\/]/, "policy-check.cjs"], [policyCheckMain, /[\\/]policy[\\/]compile\.js$/, MAIN_FILE]]) {
+  const inlined = Object.keys(result.metafile.inputs).filter((f) => what.test(f));
+  if (inlined.length) throw new Error(`bundle: ${file} holds what belongs in a file of its own (${inlined.join(", ")}); see apart()`);
+}
 
-const outputs = [shellgate, policyCheck, policyCheckCompiler].flatMap((result) => Object.entries(result.metafile.outputs)).filter(([file]) => /\.c?js$/.test(file));
+const outputs = [shellgate, policyCheck, policyCheckMain, policyCheckCompiler].flatMap((result) => Object.entries(result.metafile.outputs)).filter(([file]) => /\.c?js$/.test(file));
 const bytes = outputs.reduce((n, [, o]) => n + o.bytes, 0);
 process.stdout.write(`bundle: ${outputs.length} files, ${(bytes / 1024).toFixed(0)} KiB in dist/bundle/\n`);

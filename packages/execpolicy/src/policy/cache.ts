@@ -8,7 +8,6 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { PolicyContents } from "./policy.js";
@@ -100,6 +99,9 @@ export async function writeCache(dir: string, key: string, contents: PolicyConte
     },
   };
   try {
+    // Loaded here, not at the top: a cache hit never writes, and node:fs/promises (with the readline
+    // code it loads) is a measurable part of a `policy-check` answered from the cache.
+    const { mkdir, rename, writeFile } = await import("node:fs/promises");
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.${key}.${process.pid}.${Date.now()}.tmp`);
     await writeFile(tmp, JSON.stringify(entry), { mode: 0o600 });

@@ -3,6 +3,7 @@
  * `--explain`, `--stdin` batch mode, `--host HOST` (how the network rules treat a host) and `test FILES`. Start-up is kept lean: only
  * `@shellgate/execpolicy` is loaded, and only after the arguments have been validated.
  */
+import * as ep from "@shellgate/execpolicy";
 import { POLICY_CHECK_USAGE, UsageError, parsePolicyCheckArgs } from "./args.js";
 import type { PolicyCheckArgs } from "./args.js";
 
@@ -43,7 +44,6 @@ export async function run(args: string[]): Promise<number> {
     await write(process.stdout, POLICY_CHECK_USAGE);
     return 0;
   }
-  const ep = await import("@shellgate/execpolicy");
   try {
     if (parsed.mode === "test") {
       const { renderExampleReport } = await import("./test-examples.js");
