@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,6 +59,22 @@ describe("loading files", () => {
     // A corrupt entry is ignored, not trusted.
     for (const name of await readdir(cacheDir)) await writeFile(join(cacheDir, name), '{"format":"shellgate-execpolicy-cache-v1","key":"x"}');
     expect((await loadPolicy([f], { cacheDir })).rules.map((r) => r.program)).toEqual(["b"]);
+  });
+
+  it("an entry named like this file set but compiled from other inputs is a miss: a key collision can never give a wrong policy", async () => {
+    const cacheDir = join(dir, "cache-collide");
+    const f = join(dir, "allow.rules");
+    await writeFile(f, 'prefix_rule(pattern=["rm"], decision="allow")\n');
+    await loadPolicy([f], { cacheDir });
+    const [name] = await readdir(cacheDir);
+    const entry = JSON.parse(await readFile(join(cacheDir, name!), "utf8")) as { inputs: string };
+    // The file now forbids; an attacker-kept entry under the same name still says allow, with old inputs.
+    await writeFile(f, 'prefix_rule(pattern=["rm"], decision="forbidden")\n');
+    const forged = { ...entry };
+    const newInputs = entry.inputs.replace('decision="allow"', 'decision="forbidden"');
+    const { cacheKey } = await import("../src/policy/cache.js");
+    await writeFile(join(cacheDir, `${cacheKey(newInputs)}.json`), JSON.stringify({ ...forged, key: cacheKey(newInputs) }));
+    expect((await loadPolicy([f], { cacheDir })).evaluate(["rm"]).decision).toBe("forbidden");
   });
 
   it("collectExampleResults reports every example instead of failing at the first", () => {

@@ -1,12 +1,15 @@
 /**
  * A cache of compiled policies on disk, keyed by the exact inputs: package format version, home
  * directory (`~/` host paths expand against it), and every file's path and full text, in order.
+ * The inputs are stored in the entry and compared in full on a hit, so the file name only has to
+ * spread entries, not identify them: a fast 64-bit hash names it, and a collision (accidental or
+ * crafted by whoever writes a rules file) can only cause a miss, never a wrong policy. That keeps
+ * `node:crypto` (several ms of a cached `policy-check`) off the start-up path.
  * A hit rebuilds the `Policy` from JSON without loading the parser at all, which is what keeps
  * `policy-check` start-up low. Any unreadable, corrupt or mismatching entry is ignored (and
  * overwritten on the next successful parse); writes are atomic (temp file + rename) and the
  * directory is created private (0700) because its contents decide what commands may run.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
@@ -15,22 +18,39 @@ import type { PolicySource } from "./load-types.js";
 import type { Decision, NetworkProtocol, NetworkRule, PrefixRule, RuleSandbox } from "./types.js";
 
 // v2: rules may carry `sandbox`/`network` (an older entry could not hold them, so it must not be read).
-const FORMAT = "shellgate-execpolicy-cache-v2";
+// v3: the entry holds its inputs, compared in full on a hit; the key is no longer a digest.
+const FORMAT = "shellgate-execpolicy-cache-v3";
 const DECISIONS = new Set(["allow", "prompt", "forbidden"]);
 const PROTOCOLS = new Set(["http", "https", "socks5_tcp", "socks5_udp"]);
 const SANDBOXES = new Set(["read-only", "workspace-write"]);
 
-/** Cache key for a list of sources. */
-export function cacheKey(sources: readonly PolicySource[]): string {
-  const h = createHash("sha256");
-  h.update(`${FORMAT}\0${homedir()}\0`);
-  for (const s of sources) h.update(`${s.path.length}:${s.path}\0${s.source.length}:${s.source}\0`);
-  return h.digest("hex");
+/** Everything a compiled policy depends on, as one string (lengths first, so no two lists join alike). */
+export function cacheInputs(sources: readonly PolicySource[]): string {
+  let text = `${FORMAT}\0${homedir()}\0`;
+  for (const s of sources) text += `${s.path.length}:${s.path}\0${s.source.length}:${s.source}\0`;
+  return text;
+}
+
+/**
+ * The entry's file name for `inputs`: two 32-bit FNV-1a hashes with different offsets, 16 hex
+ * digits. Not a digest to trust: `decode` compares the stored inputs with these in full.
+ */
+export function cacheKey(inputs: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < inputs.length; i++) {
+    const c = inputs.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 13);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
 interface CacheEntry {
   format: string;
   key: string;
+  /** `cacheInputs` of the sources it was compiled from: a hit must match it exactly. */
+  inputs: string;
   contents: {
     files: string[];
     rules: Array<Omit<PrefixRule, "index">>;
@@ -47,9 +67,9 @@ const isLoc = (v: unknown): boolean => {
 };
 
 /** Validate a parsed cache entry; `undefined` when it is not exactly what we wrote. */
-function decode(raw: unknown, key: string): PolicyContents | undefined {
+function decode(raw: unknown, key: string, inputs: string): PolicyContents | undefined {
   const e = raw as CacheEntry | null;
-  if (!e || e.format !== FORMAT || e.key !== key || typeof e.contents !== "object" || e.contents === null) return undefined;
+  if (!e || e.format !== FORMAT || e.key !== key || e.inputs !== inputs || typeof e.contents !== "object" || e.contents === null) return undefined;
   const c = e.contents;
   if (!isStrArr(c.files) || !Array.isArray(c.rules) || !Array.isArray(c.hostExecutables) || !Array.isArray(c.networkRules)) return undefined;
   const rules: PrefixRule[] = [];
@@ -77,20 +97,23 @@ function decode(raw: unknown, key: string): PolicyContents | undefined {
 }
 
 /** Look up compiled contents; `undefined` on any miss or problem. */
-export async function readCache(dir: string, key: string): Promise<PolicyContents | undefined> {
+export async function readCache(dir: string, inputs: string): Promise<PolicyContents | undefined> {
+  const key = cacheKey(inputs);
   try {
     // Synchronous for the same start-up reason as `readPolicySources`.
-    return decode(JSON.parse(readFileSync(join(dir, `${key}.json`), "utf8")), key);
+    return decode(JSON.parse(readFileSync(join(dir, `${key}.json`), "utf8")), key, inputs);
   } catch {
     return undefined;
   }
 }
 
 /** Store compiled contents (best effort: a failure to cache never fails the load). */
-export async function writeCache(dir: string, key: string, contents: PolicyContents): Promise<void> {
+export async function writeCache(dir: string, inputs: string, contents: PolicyContents): Promise<void> {
+  const key = cacheKey(inputs);
   const entry: CacheEntry = {
     format: FORMAT,
     key,
+    inputs,
     contents: {
       files: contents.files,
       rules: contents.rules.map(({ index: _index, ...rest }) => rest),

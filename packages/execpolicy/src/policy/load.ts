@@ -1,7 +1,7 @@
 /** Loading policy files into a `Policy`: read, answer from the cache or compile. */
 import { readFileSync } from "node:fs";
 import { InvalidArgumentError, PolicyReadError } from "../errors.js";
-import { cacheKey, readCache, writeCache } from "./cache.js";
+import { cacheInputs, readCache, writeCache } from "./cache.js";
 import { compiler, preloadCompiler } from "./compile-loader.js";
 import type { LoadOptions, PolicySource, RuleExampleReport } from "./load-types.js";
 import { Policy } from "./policy.js";
@@ -40,15 +40,15 @@ export async function loadPolicy(files: string[], options: LoadOptions = {}): Pr
   const { cacheDir } = options;
   // Only complete, validated loads are cached; non-default budgets or skipped checks are not.
   const cacheable = cacheDir !== undefined && options.validateExamples !== false && options.maxSteps === undefined;
-  const key = cacheable ? cacheKey(sources) : "";
+  const inputs = cacheable ? cacheInputs(sources) : "";
   if (cacheable) {
-    const hit = await readCache(cacheDir, key);
+    const hit = await readCache(cacheDir, inputs);
     if (hit) return new Policy(hit);
   }
   await preloadCompiler();
   const contents = compiler().compileSources(sources, options);
   if (!cacheable) return new Policy(contents);
-  await writeCache(cacheDir, key, contents);
+  await writeCache(cacheDir, inputs, contents);
   return new Policy(contents);
 }
 
