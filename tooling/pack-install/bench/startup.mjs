@@ -90,9 +90,12 @@ for (const [name, s] of Object.entries(samples)) {
   const diff = (x, b) => (name === "node -e 0" ? "" : `+${(x - b).toFixed(1)}`).padStart(10);
   console.log(`  ${name.padEnd(38)} ${w.toFixed(1).padStart(6)} ms${diff(w, base.wall)} ${c.toFixed(0).padStart(6)} ms${diff(c, base.cpu)}`);
 }
-const gap = median(samples["policy-check --version"].cpu) - base.cpu;
-const wallGap = median(samples["policy-check --version"].wall) - base.wall;
-console.log(
-  `target: policy-check --version within ${TARGET_MS} ms of node -e 0 (CPU time): ${gap <= TARGET_MS ? "met" : "NOT met"} (+${gap.toFixed(0)} ms CPU, +${wallGap.toFixed(1)} ms wall)`,
-);
+// Both the bare start-up and a real (cached) check are judged: a user runs the second.
+for (const name of ["policy-check --version", "policy-check (one rule, one command)"]) {
+  const gap = median(samples[name].cpu) - base.cpu;
+  const wallGap = median(samples[name].wall) - base.wall;
+  console.log(
+    `target: ${name} within ${TARGET_MS} ms of node -e 0 (CPU time): ${gap <= TARGET_MS ? "met" : "NOT met"} (+${gap.toFixed(0)} ms CPU, +${wallGap.toFixed(1)} ms wall)`,
+  );
+}
 cleanup();
