@@ -5,6 +5,7 @@
  *   shellgate-sandbox-helper [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
  *   shellgate-sandbox-helper --cgroup DIR --exec-only -- /ABS/PROG [ARG...]
  *   shellgate-sandbox-helper --probe
+ *   shellgate-sandbox-helper --splice
  *
  * It closes inherited descriptors above 2, optionally confines itself with Landlock (layer 3,
  * when user namespaces are unavailable), sets no_new_privs, installs a seccomp filter (layer 2)
@@ -23,6 +24,11 @@
  * joins every connection to a fresh connect() of its unix SOCKET (the session proxy, bound into the
  * sandbox read-only). CMD may then create IP sockets only: AF_UNIX and every other family stay
  * refused as with --net off, since a read-only bind still lets connect() reach a host daemon.
+ *
+ * --splice joins fd 0 and fd 1 (two connected stream sockets: a tunnel the host-side network proxy
+ * admitted) both ways with splice(2) through pipes, the same per-connection loop as the relay, and
+ * exits 0 once both directions have ended (1 on a broken connection). The host runs it, so it dies
+ * with its parent and confines itself before touching a byte (see splice_main).
  *
  * This is security code: every system call is checked and any failure aborts before CMD runs
  * (exit 125). 127 means CMD was not found, 126 that it could not be executed.
@@ -734,6 +740,23 @@ static int pump(struct conn *c, int d) {
   }
 }
 
+/* The two pipes of a connection, non-blocking: splice through them never stalls the loop. */
+static int conn_pipes(struct conn *c) {
+  c->pipe[0][0] = c->pipe[0][1] = c->pipe[1][0] = c->pipe[1][1] = -1;
+  if (pipe2(c->pipe[0], O_NONBLOCK | O_CLOEXEC) != 0 || pipe2(c->pipe[1], O_NONBLOCK | O_CLOEXEC) != 0) return -1;
+  return 0;
+}
+
+/*
+ * One step of a connection, after an event on either side: both directions move as far as they
+ * can. -1 when it is broken, 1 when both sides have ended and nothing is left in flight, else 0.
+ * The relay and --splice share it, so the two paths cannot drift apart.
+ */
+static int conn_advance(struct conn *c) {
+  if (pump(c, 0) < 0 || pump(c, 1) < 0) return -1;
+  return c->eof[0] && c->eof[1] && !c->pending[0] && !c->pending[1];
+}
+
 static void open_conn(int client, const struct listener *l) {
   int upstream = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (upstream < 0) {
@@ -755,10 +778,9 @@ static void open_conn(int client, const struct listener *l) {
   c->kind = KIND_CONN;
   c->fd[0] = client;
   c->fd[1] = upstream;
-  c->pipe[0][0] = c->pipe[0][1] = c->pipe[1][0] = c->pipe[1][1] = -1;
   int one = 1;
   (void)setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (pipe2(c->pipe[0], O_NONBLOCK | O_CLOEXEC) != 0 || pipe2(c->pipe[1], O_NONBLOCK | O_CLOEXEC) != 0) {
+  if (conn_pipes(c) != 0) {
     close_conn(c);
     return;
   }
@@ -806,7 +828,7 @@ static void relay_loop(void) {
       }
       struct conn *c = events[i].data.ptr;
       if (c->dead) continue;
-      if (pump(c, 0) < 0 || pump(c, 1) < 0 || (c->eof[0] && c->eof[1] && !c->pending[0] && !c->pending[1])) close_conn(c);
+      if (conn_advance(c) != 0) close_conn(c);
     }
     while (dead_conns) {
       struct conn *next = dead_conns->next_dead;
@@ -814,6 +836,33 @@ static void relay_loop(void) {
       dead_conns = next;
     }
   }
+}
+
+/*
+ * An allow-list filter: the calls in `allowed`, plus socket(AF_UNIX, ...) when `unix_sockets`;
+ * anything else (and any other architecture's calling convention) kills the process.
+ */
+static void allowlist_seccomp(const uint32_t *allowed, size_t n, int unix_sockets) {
+  static struct filter f;
+  f.len = 0;
+  emit(&f, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch));
+  emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SG_AUDIT_ARCH);
+  emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS);
+  load_nr(&f);
+  for (size_t i = 0; i < n; i++) {
+    emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, allowed[i]);
+    emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+  }
+  if (unix_sockets) {
+    emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, __NR_socket);
+    emit(&f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(0));
+    emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, AF_UNIX);
+    emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+  }
+  emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS);
+  struct sock_fprog fprog = {.len = f.len, .filter = f.insns};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(1);
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) _exit(1);
 }
 
 /* The relay's own filter: an allow-list of what relay_loop calls; anything else kills it. */
@@ -828,25 +877,8 @@ static void relay_seccomp(void) {
     __NR_epoll_wait,
 #endif
   };
-  static struct filter f;
-  f.len = 0;
-  emit(&f, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch));
-  emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SG_AUDIT_ARCH);
-  emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS);
-  load_nr(&f);
-  for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
-    emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, allowed[i]);
-    emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
-  }
   /* unix sockets only, to reach the proxy; the listeners already exist */
-  emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, __NR_socket);
-  emit(&f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(0));
-  emit(&f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, AF_UNIX);
-  emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
-  emit(&f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS);
-  struct sock_fprog fprog = {.len = f.len, .filter = f.insns};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(1);
-  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) _exit(1);
+  allowlist_seccomp(allowed, sizeof allowed / sizeof allowed[0], 1);
 }
 
 /* Close every descriptor but the listeners and `keep`; 0-2 become /dev/null. */
@@ -941,6 +973,75 @@ static void start_relays(const struct relay *relays, int n) {
   for (int i = 0; i < n; i++) close(listeners[i].fd);
 }
 
+/* ---------- tunnel splicer (--splice) ---------- */
+
+/*
+ * --splice is run by the host's network proxy for a tunnel that already carries bulk data: fd 0 is
+ * the client (a sandboxed command, hostile), fd 1 the admitted destination. Whatever the client
+ * sends is only ever moved, never parsed. The process must not outlive the proxy (a stopped proxy
+ * leaves no tunnel open), must not be readable or steerable through ptrace or /proc (not dumpable),
+ * holds nothing but the two sockets, and after setup can make only the calls the loop makes.
+ */
+static void require_stream_socket(int fd) {
+  int type = 0;
+  socklen_t len = sizeof type;
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM) {
+    fprintf(stderr, "%s: --splice needs a connected stream socket on fd %d\n", prog, fd);
+    _exit(EXIT_SETUP);
+  }
+}
+
+static int splice_main(void) {
+  /* First: from here on the proxy's death kills this process, whatever happens next. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl(PR_SET_PDEATHSIG)");
+  /*
+   * Not checked: whether the parent died before the line above (getppid() cannot tell that from a
+   * proxy that is itself PID 1 in a container, and refusing then would lose every handed-over
+   * tunnel). The window is between fork and this call, which the sandboxed client cannot aim at;
+   * an orphan left by it holds only this one admitted tunnel, until either end closes it.
+   */
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die("prctl(PR_SET_DUMPABLE)");
+  /* fd 2 stays for the messages below until the filter is in place; it is /dev/null in use. */
+  close_inherited_fds();
+  require_stream_socket(0);
+  require_stream_socket(1);
+  if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) die("signal(SIGPIPE)");
+  /* The descriptions are shared with the proxy, which has handed them over and closed its copies. */
+  for (int fd = 0; fd <= 1; fd++) {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) die("fcntl(O_NONBLOCK)");
+  }
+  static struct conn c;
+  c.kind = KIND_CONN;
+  c.fd[0] = 0;
+  c.fd[1] = 1;
+  if (conn_pipes(&c) != 0) die("pipe2");
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) die("epoll_create1");
+  for (int d = 0; d < 2; d++) {
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = &c};
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, c.fd[d], &ev) != 0) die("epoll_ctl");
+  }
+  /* No allocation, no new descriptor, no socket: the loop moves bytes, grows pipes, shuts down, exits. */
+  static const uint32_t allowed[] = {
+    __NR_epoll_pwait, __NR_splice, __NR_shutdown, __NR_fcntl, __NR_close,
+    __NR_rt_sigreturn, __NR_restart_syscall, __NR_exit, __NR_exit_group,
+#ifdef __NR_epoll_wait
+    __NR_epoll_wait,
+#endif
+  };
+  allowlist_seccomp(allowed, sizeof allowed / sizeof allowed[0], 0);
+  /* The sockets may already hold data or an end: take a first step before waiting for edges. */
+  for (;;) {
+    int r = conn_advance(&c);
+    if (r < 0) _exit(1);
+    if (r > 0) _exit(0);
+    struct epoll_event events[2];
+    int n = epoll_wait(ep, events, 2, -1);
+    if (n < 0 && errno != EINTR) _exit(1);
+  }
+}
+
 /* ---------- probe ---------- */
 
 static int probe(void) {
@@ -983,8 +1084,9 @@ static void usage(void) {
           "usage: %s [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
           "       %s [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
           "       %s --cgroup DIR --exec-only -- /ABS/PROG [ARG...]\n"
-          "       %s --probe\n",
-          prog, prog, prog, prog);
+          "       %s --probe\n"
+          "       %s --splice\n",
+          prog, prog, prog, prog, prog);
   _exit(EXIT_SETUP);
 }
 
@@ -1002,6 +1104,10 @@ int main(int argc, char **argv) {
       break;
     } else if (strcmp(a, "--probe") == 0) {
       return probe();
+    } else if (strcmp(a, "--splice") == 0) {
+      /* Nothing else is meaningful with it; a combination is a caller's mistake, refused. */
+      if (argc != 2) die_msg("--splice takes no other arguments");
+      return splice_main();
     } else if (strcmp(a, "--net") == 0 && i + 1 < argc) {
       const char *v = argv[++i];
       if (strcmp(v, "off") == 0) network = NET_OFF;

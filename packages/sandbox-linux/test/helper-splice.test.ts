@@ -1,0 +1,134 @@
+// The helper's --splice mode on its own: two real sockets as fd 0 and fd 1, joined both ways.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { locateHelper } from "../src/index.js";
+import { run } from "./support.js";
+
+const helper = locateHelper();
+const skip = process.platform !== "linux" ? "not Linux" : helper ? undefined : "helper not built (run the package build)";
+
+const MB = 1024 * 1024;
+const bytes = (seed: number) => Buffer.from(Array.from({ length: MB }, (_, i) => (i * 7919 + seed) % 251));
+const digest = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+
+/** Everything a socket receives until its peer ends it. */
+function collect(socket: net.Socket): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    socket.on("data", (d: Buffer) => chunks.push(d));
+    socket.once("end", () => resolve(Buffer.concat(chunks)));
+    socket.once("error", reject);
+  });
+}
+
+const exitOf = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+
+/** A process is gone when it has no /proc entry, or is a zombie nobody has reaped yet. */
+function gone(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/su.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+describe.skipIf(skip !== undefined)(`shellgate-sandbox-helper --splice${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  const h = helper as string;
+  let server: net.Server;
+  const accepted: net.Socket[] = [];
+  beforeAll(async () => {
+    server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (s) => accepted.push(s));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** A connected pair: `near` stays in the test, `far` (its accepted end) goes to the helper. */
+  async function pair(): Promise<{ near: net.Socket; far: net.Socket }> {
+    const near = net.connect({ port: (server.address() as net.AddressInfo).port, host: "127.0.0.1", allowHalfOpen: true });
+    await new Promise<void>((resolve, reject) => near.once("connect", resolve).once("error", reject));
+    while (accepted.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    return { near, far: accepted.shift() as net.Socket };
+  }
+
+  /** The client's and the destination's test ends, with the helper joining their far ends. */
+  async function tunnel(spawnIt: (client: net.Socket, dest: net.Socket) => ChildProcess) {
+    const client = await pair();
+    const dest = await pair();
+    const child = spawnIt(client.far, dest.far);
+    // The test's copies go: only the helper holds the far ends now, as in the proxy after a handoff.
+    client.far.destroy();
+    dest.far.destroy();
+    return { client: client.near, dest: dest.near, child };
+  }
+
+  it("moves 1 MB each way byte-exact, passes half-closes, and exits 0 when both directions are done", async () => {
+    const { client, dest, child } = await tunnel((c, d) => spawn(h, ["--splice"], { stdio: [c, d, "ignore"] }));
+    const exited = exitOf(child);
+    const up = bytes(1);
+    const down = bytes(2);
+    const atDest = collect(dest);
+    const atClient = collect(client);
+    // The client ends first and must still get the whole answer: a half-close, not a close.
+    client.end(up);
+    expect(digest(await atDest)).toBe(digest(up));
+    let early = false;
+    void exited.then(() => (early = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(early).toBe(false);
+    dest.end(down);
+    const got = await atClient;
+    expect(got.length).toBe(MB);
+    expect(digest(got)).toBe(digest(down));
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+
+  it("exits non-zero when a side is reset", async () => {
+    const { client, dest, child } = await tunnel((c, d) => spawn(h, ["--splice"], { stdio: [c, d, "ignore"] }));
+    const exited = exitOf(child);
+    dest.on("error", () => {});
+    client.write("x");
+    client.resetAndDestroy();
+    const r = await exited;
+    expect(r.code).not.toBe(0);
+    dest.destroy();
+  });
+
+  it("dies with its parent (PR_SET_PDEATHSIG), closing the tunnel", async () => {
+    // A parent of its own, killed with SIGKILL: it can do nothing about its child on the way out.
+    const parent = `const c = require("node:child_process").spawn(process.argv[1], ["--splice"], { stdio: [0, 1, "ignore"] });
+c.once("spawn", () => process.stderr.write(c.pid + "\\n"));
+setInterval(() => {}, 1e6);`;
+    const { client, dest, child } = await tunnel((c, d) => spawn(process.execPath, ["-e", parent, h], { stdio: [c, d, "pipe"] }));
+    const pid = await new Promise<number>((resolve) => child.stderr?.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+    expect(pid).toBeGreaterThan(0);
+    // The tunnel works through the grandchild...
+    const first = new Promise<Buffer>((resolve) => dest.once("data", resolve));
+    client.write("ping");
+    expect((await first).toString()).toBe("ping");
+    // ...until its parent dies: then it dies too, and with it the last copy of each socket.
+    // Read to the end: the half-open test sockets see the peer's close only as an end.
+    const closed = Promise.all([client, dest].map((s) => new Promise((resolve) => s.once("end", resolve).once("close", resolve).resume())));
+    client.on("error", () => {});
+    dest.on("error", () => {});
+    child.kill("SIGKILL");
+    await closed;
+    for (let i = 0; i < 100 && !gone(pid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(gone(pid)).toBe(true);
+  });
+
+  it("refuses other arguments and descriptors that are not stream sockets (125, naming the problem)", async () => {
+    for (const args of [["--splice", "--net", "off"], ["--net", "off", "--splice"], ["--splice", "--", "true"]]) {
+      const r = await run([h, ...args]);
+      expect(r.code, args.join(" ")).toBe(125);
+      expect(r.stderr).toMatch(/--splice takes no other arguments/);
+    }
+    // `run` gives it /dev/null and pipes, not sockets.
+    const r = await run([h, "--splice"]);
+    expect(r.code).toBe(125);
+    expect(r.stderr).toMatch(/stream socket on fd 0/);
+  });
+});
