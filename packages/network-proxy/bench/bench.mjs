@@ -4,6 +4,7 @@ import http from "node:http";
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { fork } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,14 +21,19 @@ const verdict = (ok) => (ok ? "met" : "MISSED");
 // Origin, proxy and client each in their own process, as in use: one event loop doing all three
 // would measure the loop's share of a core, not the proxy.
 const here = fileURLToPath(new URL(".", import.meta.url));
-const child = (file) =>
+const child = (file, env = {}) =>
   new Promise((resolve, reject) => {
-    const c = fork(join(here, file), { env: { ...process.env, BENCH_SIZE: String(SIZE) } });
+    const c = fork(join(here, file), { env: { ...process.env, BENCH_SIZE: String(SIZE), ...env } });
     c.once("message", (m) => resolve([c, m])).once("error", reject);
   });
 const [originProcess, { port }] = await child("origin.mjs");
 const [proxyProcess, endpoints] = await child("proxy-host.mjs");
 const proxy = { endpoints };
+// The sandbox helper's --splice mode, when this checkout has built it: a second proxy hands bulk
+// tunnels to it, so the same run shows the tunnel modes with and without the splicer.
+const splicer = join(here, "..", "..", "sandbox-linux", "dist", "native", `linux-${process.arch === "arm64" ? "arm64" : "x64"}`, "shellgate-sandbox-helper");
+const withSplicer = process.platform === "linux" && existsSync(splicer);
+const [splicedProcess, splicedEndpoints] = withSplicer ? await child("proxy-host.mjs", { BENCH_SPLICER: splicer }) : [undefined, undefined];
 const cpuOf = (c) =>
   new Promise((resolve) => {
     const on = (m) => {
@@ -58,10 +64,10 @@ const direct = (path) => get({ host: "127.0.0.1", port, path });
 const viaHttp = (path) => get({ host: "127.0.0.1", port: proxy.endpoints.http.port, path: `http://origin.test:${port}${path}`, headers: { host: `origin.test:${port}` } });
 
 /** Opens a byte stream to the origin through CONNECT or SOCKS5, sends a GET and counts the body. */
-function viaTunnel(kind, path) {
+function viaTunnel(kind, path, via = proxy.endpoints) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const socket = net.connect(kind === "connect" ? proxy.endpoints.http.port : proxy.endpoints.socks.port, "127.0.0.1");
+    const socket = net.connect(kind === "connect" ? via.http.port : via.socks.port, "127.0.0.1");
     let stage = 0;
     let bytes = 0;
     let head = Buffer.alloc(0);
@@ -94,21 +100,30 @@ function viaTunnel(kind, path) {
   });
 }
 
+// [name, run, the process doing the proxying (for its CPU)]
 const modes = [
-  ["direct", (path) => direct(path)],
-  ["plain HTTP", (path) => viaHttp(path)],
-  ["CONNECT", (path) => viaTunnel("connect", path)],
-  ["SOCKS5", (path) => viaTunnel("socks", path)],
+  ["direct", (path) => direct(path), proxyProcess],
+  ["plain HTTP", (path) => viaHttp(path), proxyProcess],
+  ["CONNECT", (path) => viaTunnel("connect", path), proxyProcess],
+  ["SOCKS5", (path) => viaTunnel("socks", path), proxyProcess],
+  ...(withSplicer
+    ? [
+        ["CONNECT+splicer", (path) => viaTunnel("connect", path, splicedEndpoints), splicedProcess],
+        ["SOCKS5+splicer", (path) => viaTunnel("socks", path, splicedEndpoints), splicedProcess],
+      ]
+    : []),
 ];
 // Rounds interleave the modes, so that load from elsewhere on the machine (it drifts) falls on all of them alike.
 async function interleaved(rounds, path, check) {
   const samples = new Map(modes.map(([name]) => [name, []]));
   const cpu = new Map(modes.map(([name]) => [name, { client: 0, proxy: 0, origin: 0 }]));
   for (let i = 0; i < rounds; i++) {
-    for (const [name, run] of modes) {
-      const before = [selfCpu(), await cpuOf(proxyProcess), await cpuOf(originProcess)];
+    for (const [name, run, host] of modes) {
+      const before = [selfCpu(), await cpuOf(host), await cpuOf(originProcess)];
       const result = await run(path);
-      const after = [selfCpu(), await cpuOf(proxyProcess), await cpuOf(originProcess)];
+      // A splicer's CPU is counted once it has been reaped: give its exit a moment to arrive.
+      if (host === splicedProcess && path === "/big") await new Promise((resolve) => setTimeout(resolve, 20));
+      const after = [selfCpu(), await cpuOf(host), await cpuOf(originProcess)];
       check?.(result);
       samples.get(name).push(result.ms);
       const c = cpu.get(name);
@@ -122,6 +137,7 @@ async function interleaved(rounds, path, check) {
 }
 
 console.log(`network-proxy bench: origin, proxy and client in separate processes on loopback (load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}, ${cpus().length} CPUs)`);
+console.log(withSplicer ? `tunnel modes also with tunnelSplicer = ${splicer}` : "no sandbox helper built: the tunnel modes run without a splicer only");
 
 console.log("\nthroughput, 100 MB download, best of 5 interleaved rounds:");
 const downloads = await interleaved(5, "/big", ({ bytes }) => {
@@ -154,4 +170,5 @@ for (const [name] of modes.slice(1)) {
 }
 
 proxyProcess.disconnect();
+splicedProcess?.disconnect();
 originProcess.disconnect();

@@ -4,12 +4,14 @@ import type { Socket } from "node:net";
 import { RequestError, Server, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from "proxy-chain";
 import { admit, type AdmissionContext } from "./admission.js";
 import { httpStatusOf, refusalText } from "./refusal.js";
-import { splice, STREAM_MARK } from "./splice.js";
+import { splice, STREAM_MARK, type TunnelSplicer } from "./splice.js";
 import type { NetworkRequestEvent } from "./types.js";
 
 /** What the HTTP listener needs from the running proxy. */
 export interface HttpFrontendContext extends AdmissionContext {
   report(event: NetworkRequestEvent): void;
+  /** Takes over bulk CONNECT tunnels, when configured. */
+  splicer?: TunnelSplicer | undefined;
 }
 
 type ClientSocket = Parameters<Server["onConnection"]>[0];
@@ -83,7 +85,7 @@ export function createHttpProxy(ctx: HttpFrontendContext): { proxy: Server; serv
     // proxy-chain's own CONNECT path would dial the name again; a custom connect "server" gets the
     // client socket after the 200 instead, and joins it to the socket that was checked.
     const tunnel = new EventEmitter();
-    tunnel.once("connection", (socket: Socket) => splice(socket, upstream));
+    tunnel.once("connection", (socket: Socket) => splice(socket, upstream, ctx.splicer));
     return { customConnectServer: tunnel as unknown as HttpServer };
   };
   const proxy = new ShellgateProxyServer({ port: 0, host: "127.0.0.1", prepareRequestFunction, authRealm: "shellgate", verbose: false });

@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { InvalidProxyOptionsError } from "./errors.js";
@@ -33,7 +34,25 @@ export const NetworkProxyOptionsSchema = z.strictObject({
   resolver: fn("host => addresses").optional(),
   onRequest: fn("event => void").optional(),
   connectTimeoutMs: z.number().int().min(1).max(600_000).optional(),
+  tunnelSplicer: z
+    .string()
+    .min(1)
+    .refine((p) => isAbsolute(p), { message: "must be an absolute path" })
+    .refine((p) => !p.includes("\u0000"), { message: "must not contain NUL" })
+    // Checked at start so that a wrong path fails loudly here, not as a silent fallback per tunnel.
+    .refine(isExecutableFile, { message: "must be an existing executable file" })
+    .optional(),
 });
+
+function isExecutableFile(p: string): boolean {
+  try {
+    if (!statSync(p).isFile()) return false;
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Options with every default filled in. */
 export interface ResolvedProxyOptions {
@@ -42,6 +61,7 @@ export interface ResolvedProxyOptions {
   resolver: ProxyResolver | undefined;
   onRequest: ((event: NetworkRequestEvent) => void) | undefined;
   connectTimeoutMs: number;
+  tunnelSplicer: string | undefined;
 }
 
 /** Validates `options`; throws `InvalidProxyOptionsError` naming the first bad field (`listen.directory`, `connectTimeoutMs`...). */
@@ -63,5 +83,6 @@ export function parseNetworkProxyOptions(options: unknown): ResolvedProxyOptions
     resolver: input.resolver,
     onRequest: input.onRequest,
     connectTimeoutMs: o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    tunnelSplicer: o.tunnelSplicer,
   };
 }

@@ -4,12 +4,14 @@ import type { Duplex } from "node:stream";
 import { admit, type AdmissionContext } from "./admission.js";
 import { normalizeRequestHost } from "./host.js";
 import { SocksReply, socksReplyOf } from "./refusal.js";
-import { splice, STREAM_MARK } from "./splice.js";
+import { splice, STREAM_MARK, type TunnelSplicer } from "./splice.js";
 import type { NetworkRequestEvent } from "./types.js";
 
 /** What the SOCKS5 listener needs from the running proxy. */
 export interface SocksFrontendContext extends AdmissionContext {
   report(event: NetworkRequestEvent): void;
+  /** Takes over bulk SOCKS5 tunnels, when configured. */
+  splicer?: TunnelSplicer | undefined;
 }
 
 // A client that connects and never finishes the handshake would hold a socket forever. Once the
@@ -70,7 +72,7 @@ export function createSocksProxy(ctx: SocksFrontendContext): { server: Server; c
         if (client.destroyed) return void admission.socket.destroy();
         client.off("data", hold);
         reply(client, SocksReply.succeeded, false);
-        splice(client, admission.socket);
+        splice(client, admission.socket, ctx.splicer);
       },
       () => reply(client, SocksReply.generalFailure, true),
     );

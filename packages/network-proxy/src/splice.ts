@@ -1,4 +1,8 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { debuglog } from "node:util";
 
 /**
  * How much may wait in one direction's write queue before the other side stops being read, and
@@ -8,13 +12,143 @@ import type { Duplex } from "node:stream";
 export const STREAM_MARK = 1024 * 1024;
 
 /**
+ * A tunnel is handed to the native splicer once one direction has carried more than this. Starting
+ * the splicer forks the proxy's process (a few ms); below this the JS pump is done sooner, and a
+ * small request (the latency target) never pays for a process. Past it a tunnel is bulk transfer,
+ * where the JS path costs several times the client's CPU per byte.
+ */
+export const HANDOFF_THRESHOLD = 1024 * 1024;
+
+/**
+ * At most this many splicer processes at once; further tunnels stay in the JS pump. A sandboxed
+ * command opening many bulk tunnels must not be able to make the host fork without bound.
+ */
+export const MAX_SPLICERS = 64;
+
+const debug = debuglog("shellgate_netproxy");
+
+/** Node's stream handle under a net.Socket: not public, but what spawn() itself hands to the child. */
+interface StreamHandle {
+  setBlocking?(blocking: boolean): number;
+}
+
+/**
+ * Hands established tunnels to `<path> --splice` (client on fd 0, destination on fd 1), and owns
+ * the children that then hold them, so that stop() leaves no tunnel open.
+ */
+export class TunnelSplicer {
+  readonly path: string;
+  readonly #children = new Set<ChildProcess>();
+  #stopped = false;
+  #unexpectedExits = 0;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /** Splicer processes running now. */
+  get running(): number {
+    return this.#children.size;
+  }
+
+  /** Splicers that ended other than with 0 or by stop(): for debugging only (NODE_DEBUG=shellgate_netproxy logs each). */
+  get unexpectedExits(): number {
+    return this.#unexpectedExits;
+  }
+
+  /**
+   * Starts a splicer on the two sockets. true: the child has them, and the caller must destroy its
+   * own handles (closing only this process's descriptors; the connections stay up). false: nothing
+   * started, the sockets are the caller's as before (resume them).
+   */
+  handOver(client: Socket, upstream: Socket): boolean {
+    if (this.#stopped || this.#children.size >= MAX_SPLICERS) return false;
+    try {
+      // Checked again here, not only at start: a splicer that has gone would still cost a fork, and
+      // the fork's child changes the sockets' shared flags before its exec fails (see below).
+      accessSync(this.path, constants.X_OK);
+    } catch {
+      return false;
+    }
+    let child: ChildProcess;
+    try {
+      // No environment: the splicer needs none, and the host's variables are nothing for it to see.
+      child = spawn(this.path, ["--splice"], { stdio: [client, upstream, "ignore"], env: {} });
+    } catch {
+      restore(client, upstream);
+      return false;
+    }
+    child.on("error", () => {});
+    if (child.pid === undefined) {
+      restore(client, upstream);
+      return false;
+    }
+    this.#children.add(child);
+    // An unexpected exit closes nothing here: this process has no handle on the tunnel any more (the
+    // child's exit closed the last copies). It is counted and logged for debugging, nothing else.
+    child.once("exit", (code, signal) => {
+      this.#children.delete(child);
+      if (code !== 0 && !this.#stopped) {
+        this.#unexpectedExits++;
+        debug("tunnel splicer %d ended with %s", child.pid, code ?? signal);
+      }
+    });
+    return true;
+  }
+
+  /** Kills every splicer (their tunnels close) and starts no more. */
+  stop(): void {
+    this.#stopped = true;
+    for (const child of this.#children) child.kill("SIGKILL");
+  }
+}
+
+/**
+ * After a spawn that did not start the splicer: the fork's child clears O_NONBLOCK on its fd 0 and 1
+ * before exec'ing, and those flags live on the descriptions it shares with this process; a blocking
+ * socket would stall the event loop. spawn() also stopped reading them; resume() starts again.
+ */
+function restore(...sockets: Socket[]): void {
+  for (const s of sockets) {
+    (s as unknown as { _handle?: StreamHandle })._handle?.setBlocking?.(false);
+    s.resume();
+  }
+}
+
+/**
+ * Nothing of the tunnel is inside this process: nothing waits to be written (the write queue is
+ * empty, so the kernel has every byte that was read), nothing read waits to be emitted, and neither
+ * end has ended or been destroyed (a half-closed tunnel stays in the JS pump, which passes the end on).
+ */
+function idle(s: Duplex): s is Socket {
+  const state = (s as unknown as { _readableState?: { ended?: boolean } })._readableState;
+  return (
+    s instanceof Socket &&
+    !s.destroyed &&
+    !s.connecting &&
+    s.writableLength === 0 &&
+    s.readableLength === 0 &&
+    !s.writableEnded &&
+    !s.readableEnded &&
+    state?.ended === false
+  );
+}
+
+/**
  * Joins a client stream to its destination both ways. An end is passed on (half-close, which TLS
  * and `git` rely on), and each side then closes on its own once both directions are done. Only an
  * abort travels as an abort: an error, or a close before the stream ended, destroys the other side,
  * so a tunnel never outlives a broken end. A graceful close must not destroy the other side: that
  * would drop what is still queued for it (the tail of a download).
+ *
+ * With a `splicer`, a tunnel that has carried more than HANDOFF_THRESHOLD one way is handed to it
+ * at the first moment nothing of it is inside this process (`idle`), checked after each completed
+ * write. The check, the spawn and the destroy run in one synchronous step: no read can happen in
+ * between, so every byte this process read has already been written and the rest is still in the
+ * kernel, in order, for the child. One attempt per tunnel: if the splicer cannot start, the JS pump
+ * simply goes on.
  */
-export function splice(client: Duplex, upstream: Duplex): void {
+export function splice(client: Duplex, upstream: Duplex, splicer?: TunnelSplicer): void {
   const abort = () => {
     client.destroy();
     upstream.destroy();
@@ -27,13 +161,36 @@ export function splice(client: Duplex, upstream: Duplex): void {
   upstream.once("close", () => {
     if (!upstream.readableEnded) client.destroy();
   });
-  pump(client, upstream);
-  pump(upstream, client);
+  if (splicer === undefined) {
+    pump(client, upstream);
+    pump(upstream, client);
+    return;
+  }
+  let attempted = false;
+  const carried = [0, 0];
+  const written = () => {
+    if (attempted || (carried[0] as number) <= HANDOFF_THRESHOLD && (carried[1] as number) <= HANDOFF_THRESHOLD) return;
+    if (!idle(client) || !idle(upstream)) return;
+    attempted = true;
+    if (splicer.handOver(client, upstream)) {
+      // Only this process's descriptors close; the child's copies keep both connections.
+      client.destroy();
+      upstream.destroy();
+    }
+  };
+  pump(client, upstream, (n) => (carried[0] = (carried[0] as number) + n), () => attempted, written);
+  pump(upstream, client, (n) => (carried[1] = (carried[1] as number) + n), () => attempted, written);
 }
 
-function pump(from: Duplex, to: Duplex): void {
+function pump(from: Duplex, to: Duplex, count?: (n: number) => void, done?: () => boolean, written?: () => void): void {
   from.on("data", (chunk: Buffer) => {
-    to.write(chunk);
+    // The callback (only until the one handoff attempt) runs once the chunk is in the kernel.
+    if (written !== undefined && done?.() === false) {
+      count?.(chunk.length);
+      to.write(chunk, written);
+    } else {
+      to.write(chunk);
+    }
     // Past the socket's own mark `write` has set its drain flag, so "drain" comes once the queue empties.
     if (to.writableLength >= STREAM_MARK && !from.isPaused()) {
       from.pause();

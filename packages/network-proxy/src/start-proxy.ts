@@ -7,10 +7,13 @@ import { createHttpProxy } from "./http-proxy.js";
 import { checkSocketDirectory, listenOn, removeSocketFile, secureSocketFile, type ListenTarget } from "./listen.js";
 import { parseNetworkProxyOptions } from "./options.js";
 import { createSocksProxy } from "./socks-proxy.js";
+import { TunnelSplicer } from "./splice.js";
 import type { NetworkProxy, NetworkProxyOptions, NetworkRequestEvent, ProxyEndpoints, ProxyResolver } from "./types.js";
 
 /** Internal: the two listening servers, for tests that need to break one. Not exported from the package. */
 export const kListeners = Symbol("network-proxy listeners");
+/** Internal: the tunnel splicer (running and unexpected-exit counts), for tests. Not exported from the package. */
+export const kSplicer = Symbol("network-proxy splicer");
 
 const defaultResolver: ProxyResolver = async (host) =>
   (await lookup(host, { all: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
@@ -27,6 +30,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
 
   const abort = new AbortController();
   const upstreams = new Set<Socket>();
+  const splicer = o.tunnelSplicer === undefined ? undefined : new TunnelSplicer(o.tunnelSplicer);
   const report = (event: NetworkRequestEvent) => {
     try {
       const result: unknown = o.onRequest?.(event);
@@ -47,6 +51,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
       if (abort.signal.aborted) socket.destroy();
     },
     report,
+    splicer,
   };
   const http = createHttpProxy(ctx);
   const socks = createSocksProxy(ctx);
@@ -55,6 +60,8 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
 
   const shutdown = async () => {
     abort.abort();
+    // A handed-over tunnel lives only in its splicer (this process closed its copies): killing it closes it.
+    splicer?.stop();
     for (const socket of upstreams) socket.destroy();
     for (const socket of socks.clients) socket.destroy();
     await Promise.all([
@@ -103,5 +110,6 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     closed,
     stop: () => end(),
     [kListeners]: { http: http.server, socks: socks.server },
+    [kSplicer]: splicer,
   } as NetworkProxy;
 }

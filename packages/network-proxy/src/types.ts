@@ -84,6 +84,15 @@ export interface NetworkProxyOptions {
   onRequest?: (event: NetworkRequestEvent) => void;
   /** Budget for resolving a name, and again for connecting to its checked addresses (all together); default 10_000. */
   connectTimeoutMs?: number;
+  /**
+   * Absolute path of an executable implementing the `--splice` contract: run as `<path> --splice`
+   * with a tunnel's client on fd 0 and its destination on fd 1, it joins the two both ways until
+   * both have ended (half-closes passed on), and dies with this process. CONNECT and SOCKS5 tunnels
+   * that carry more than 1 MiB one way are handed to it (plain HTTP stays in JS); without it, or
+   * when it cannot start, every tunnel stays in the JS pump. It runs on the host with this
+   * process's rights: pass only a trusted file. Checked at start (exists, executable).
+   */
+  tunnelSplicer?: string;
 }
 
 /** Where clients reach the proxy: for each listener exactly one of the two is set, per transport. */
