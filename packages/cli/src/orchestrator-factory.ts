@@ -3,7 +3,7 @@ import path from "node:path";
 import { Orchestrator, type ApprovalHandler } from "@shellgate/orchestrator";
 import type { PromptDecision, PromptRequest } from "./approval/types.js";
 import type { EffectiveConfig } from "./config/index.js";
-import { platformBackends } from "./sandbox-backends.js";
+import { linuxTunnelSplicer, platformBackends } from "./sandbox-backends.js";
 
 /** An approval function of the CLI (terminal prompt, MCP elicitation). */
 export type CliApprover = (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision>;
@@ -28,6 +28,7 @@ export async function createCliOrchestrator(
 ): Promise<Orchestrator> {
   // Loading the backend's package starts first; the directory below is made meanwhile.
   const backends = platformBackends({ allowWeakerIsolation: config.allowWeakerIsolation });
+  const splicer = linuxTunnelSplicer();
   // The user's rules directory is created up front: "always allow" writes there, and a directory that
   // exists is kept read-only by a plain bind mount, while a missing one needs a placeholder on the
   // host for as long as a sandboxed command runs.
@@ -57,5 +58,9 @@ export async function createCliOrchestrator(
     // The weaker Landlock fallback only when asked; the Linux backend keeps its capability probe on
     // disk between CLI runs (see sandbox-backends.ts).
     sandboxBackends: await backends,
+    // Bulk tunnels leave the proxy's JS path for the Linux helper's --splice mode; the path passed the
+    // backend's own trust check (the host runs it, as it runs the helper's probe).
+    // Awaited after the backends: it never rejects, while they may, and must be awaited first.
+    ...(await splicer.then((p) => (p ? { networkTunnelSplicer: p } : {}))),
   });
 }

@@ -172,6 +172,28 @@ export async function createSandboxManager(
 }
 
 /**
+ * The Linux sandbox helper, for the network proxy's `tunnelSplicer` (its `--splice` mode takes over
+ * bulk CONNECT/SOCKS5 tunnels); undefined off Linux, without the package or a built helper, or when
+ * the helper fails the check. The host runs it unconfined, exactly as the backend's probe does, so
+ * it must pass the same trust check the backend applies to it (`checkHostBinary`: root or this user
+ * owning it and every directory above, none writable by others): the same trust then applies.
+ */
+export async function linuxTunnelSplicer(deps: BackendWiringDeps = {}): Promise<string | undefined> {
+  if ((deps.platform ?? process.platform) !== "linux") return undefined;
+  try {
+    const linux = (await loadPackage(backendSource("linux"), deps.importer ?? importPackage)) as unknown as typeof LinuxPackage;
+    const helper = linux.locateHelper();
+    if (helper === undefined) return undefined;
+    const uid = process.geteuid?.() ?? process.getuid?.() ?? 0;
+    const verdict = linux.checkHostBinary(helper, { alsoOwnedBy: [uid] });
+    return verdict.trusted ? verdict.realPath : undefined;
+  } catch {
+    // No helper for this architecture, or no package: tunnels then stay in the proxy's JS path.
+    return undefined;
+  }
+}
+
+/**
  * The Linux backend's package itself, for what only it offers (`shellgate sandbox --probe`'s layer report).
  * @throws SandboxBackendPackageError when it is not installed.
  */

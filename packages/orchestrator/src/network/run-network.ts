@@ -31,6 +31,8 @@ export interface RunNetworkDeps {
   startProxy?: typeof startNetworkProxy;
   /** Test seam for name resolution in the proxy. */
   resolver?: Parameters<typeof startNetworkProxy>[0]["resolver"];
+  /** The proxy's `tunnelSplicer`: an absolute path the host runs for bulk tunnels (see the orchestrator's `networkTunnelSplicer`). */
+  tunnelSplicer?: string;
 }
 
 /** The proxy of one run: its route for the sandbox, what it refused, and how it ended. */
@@ -90,6 +92,7 @@ export async function startRunNetwork(
       onRequest,
       listen: dir !== undefined ? { transport: "unix-socket", directory: dir } : { transport: "loopback-tcp" },
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
+      ...(deps.tunnelSplicer ? { tunnelSplicer: deps.tunnelSplicer } : {}),
     });
   } catch (error) {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
