@@ -93,7 +93,13 @@ const results = [];
 let restoreCheckout = false;
 try {
   for (const version of versions) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `sg-node-${version}-`));
+    // Not under /tmp: the sandbox tests run this very node inside bubblewrap, where /tmp is private
+    // (or a writable root, from which the sandbox refuses to run programs). /var/tmp is seen as it is,
+    // read-only; the directory is opened to every user (the official build, nothing secret) because
+    // tooling/unprivileged runs the escape suites as `nobody` with it.
+    const base = fs.existsSync("/var/tmp") ? "/var/tmp" : os.tmpdir();
+    const dir = fs.mkdtempSync(path.join(base, `sg-node-${version}-`));
+    fs.chmodSync(dir, 0o755);
     try {
       const nodeRoot = fetchNode(version, dir);
       const node = path.join(nodeRoot, "bin", "node");
