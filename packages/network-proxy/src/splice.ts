@@ -25,11 +25,50 @@ export const HANDOFF_THRESHOLD = 1024 * 1024;
  */
 export const MAX_SPLICERS = 64;
 
+/**
+ * How long a tunnel past the threshold may wait, reading neither side, for its queues to empty.
+ * They empty as soon as both peers read; a client that stops reading its download until its own
+ * upload is through would otherwise wait on a tunnel that no longer reads its upload. After this
+ * the JS pump goes on, once for all.
+ */
+export const QUIESCE_MS = 500;
+
 const debug = debuglog("shellgate_netproxy");
 
 /** Node's stream handle under a net.Socket: not public, but what spawn() itself hands to the child. */
 interface StreamHandle {
+  reading: boolean;
+  readStart(): number;
+  readStop(): number;
   setBlocking?(blocking: boolean): number;
+}
+const handleOf = (s: Socket) => (s as unknown as { _handle?: StreamHandle | null })._handle ?? undefined;
+
+/**
+ * Stops reading a socket for good until `release`: `pause()` alone does not (Node reads on into the
+ * stream's buffer up to its mark). `reading` stays true so that Node's own `_read` leaves the handle
+ * alone instead of starting it again.
+ */
+function hold(s: Socket): void {
+  const h = handleOf(s);
+  if (h === undefined) return;
+  h.readStop();
+  h.reading = true;
+}
+
+/**
+ * Reads again after `hold`, or after a spawn that did not start the splicer: the fork's child clears
+ * O_NONBLOCK on its fd 0 and 1 before exec'ing, on descriptions it shares with this process, and a
+ * blocking socket would stall the event loop; spawn() also stopped reading and paused the stream
+ * (`resume` restarts the flow then; not after a `hold` alone, where a pause is the pump's backpressure).
+ */
+function release(s: Socket, resume: boolean): void {
+  const h = handleOf(s);
+  if (h === undefined || s.destroyed) return;
+  h.setBlocking?.(false);
+  h.reading = true;
+  h.readStart();
+  if (resume) s.resume();
 }
 
 /**
@@ -59,7 +98,7 @@ export class TunnelSplicer {
   /**
    * Starts a splicer on the two sockets. true: the child has them, and the caller must destroy its
    * own handles (closing only this process's descriptors; the connections stay up). false: nothing
-   * started, the sockets are the caller's as before (resume them).
+   * started, and the caller must `release` both sockets.
    */
   handOver(client: Socket, upstream: Socket): boolean {
     if (this.#stopped || this.#children.size >= MAX_SPLICERS) return false;
@@ -75,14 +114,10 @@ export class TunnelSplicer {
       // No environment: the splicer needs none, and the host's variables are nothing for it to see.
       child = spawn(this.path, ["--splice"], { stdio: [client, upstream, "ignore"], env: {} });
     } catch {
-      restore(client, upstream);
       return false;
     }
     child.on("error", () => {});
-    if (child.pid === undefined) {
-      restore(client, upstream);
-      return false;
-    }
+    if (child.pid === undefined) return false;
     this.#children.add(child);
     // An unexpected exit closes nothing here: this process has no handle on the tunnel any more (the
     // child's exit closed the last copies). It is counted and logged for debugging, nothing else.
@@ -100,18 +135,6 @@ export class TunnelSplicer {
   stop(): void {
     this.#stopped = true;
     for (const child of this.#children) child.kill("SIGKILL");
-  }
-}
-
-/**
- * After a spawn that did not start the splicer: the fork's child clears O_NONBLOCK on its fd 0 and 1
- * before exec'ing, and those flags live on the descriptions it shares with this process; a blocking
- * socket would stall the event loop. spawn() also stopped reading them; resume() starts again.
- */
-function restore(...sockets: Socket[]): void {
-  for (const s of sockets) {
-    (s as unknown as { _handle?: StreamHandle })._handle?.setBlocking?.(false);
-    s.resume();
   }
 }
 
@@ -141,12 +164,12 @@ function idle(s: Duplex): s is Socket {
  * so a tunnel never outlives a broken end. A graceful close must not destroy the other side: that
  * would drop what is still queued for it (the tail of a download).
  *
- * With a `splicer`, a tunnel that has carried more than HANDOFF_THRESHOLD one way is handed to it
- * at the first moment nothing of it is inside this process (`idle`), checked after each completed
- * write. The check, the spawn and the destroy run in one synchronous step: no read can happen in
- * between, so every byte this process read has already been written and the rest is still in the
- * kernel, in order, for the child. One attempt per tunnel: if the splicer cannot start, the JS pump
- * simply goes on.
+ * With a `splicer`, a tunnel that has carried more than HANDOFF_THRESHOLD one way stops reading
+ * both sides (`hold`); what was read already is still pumped, and at the first moment nothing of it
+ * is inside this process (`idle`, checked after each completed write) it is handed over. From then
+ * on no byte can be read here, so every byte this process read has been written, in order, and the
+ * rest is still in the kernel for the child. One attempt per tunnel: if the splicer cannot start, or
+ * the queues do not empty within QUIESCE_MS, the JS pump simply goes on.
  */
 export function splice(client: Duplex, upstream: Duplex, splicer?: TunnelSplicer): void {
   const abort = () => {
@@ -166,26 +189,53 @@ export function splice(client: Duplex, upstream: Duplex, splicer?: TunnelSplicer
     pump(upstream, client);
     return;
   }
-  let attempted = false;
+  let phase: "js" | "quiescing" | "done" = "js";
+  let timer: NodeJS.Timeout | undefined;
   const carried = [0, 0];
+  const giveUp = () => {
+    if (phase !== "quiescing") return;
+    phase = "done";
+    // Not resumed: a paused stream here is the pump's backpressure, which its "drain" ends.
+    for (const s of [client, upstream]) if (s instanceof Socket) release(s, false);
+  };
   const written = () => {
-    if (attempted || (carried[0] as number) <= HANDOFF_THRESHOLD && (carried[1] as number) <= HANDOFF_THRESHOLD) return;
-    if (!idle(client) || !idle(upstream)) return;
-    attempted = true;
+    if (phase === "done") return;
+    if (phase === "js") {
+      if ((carried[0] as number) <= HANDOFF_THRESHOLD && (carried[1] as number) <= HANDOFF_THRESHOLD) return;
+      if (!(client instanceof Socket) || !(upstream instanceof Socket)) return void (phase = "done");
+      phase = "quiescing";
+      hold(client);
+      hold(upstream);
+      timer = setTimeout(giveUp, QUIESCE_MS).unref();
+    }
+    if (!idle(client) || !idle(upstream)) {
+      // An end or an abort arrived meanwhile: the JS pump passes it on; nothing is handed over.
+      if (client.destroyed || upstream.destroyed || client.writableEnded || upstream.writableEnded) {
+        clearTimeout(timer);
+        giveUp();
+      }
+      return;
+    }
+    phase = "done";
+    clearTimeout(timer);
     if (splicer.handOver(client, upstream)) {
       // Only this process's descriptors close; the child's copies keep both connections.
       client.destroy();
       upstream.destroy();
+    } else {
+      release(client, true);
+      release(upstream, true);
     }
   };
-  pump(client, upstream, (n) => (carried[0] = (carried[0] as number) + n), () => attempted, written);
-  pump(upstream, client, (n) => (carried[1] = (carried[1] as number) + n), () => attempted, written);
+  const counting = () => phase !== "done";
+  pump(client, upstream, (n) => (carried[0] = (carried[0] as number) + n), counting, written);
+  pump(upstream, client, (n) => (carried[1] = (carried[1] as number) + n), counting, written);
 }
 
-function pump(from: Duplex, to: Duplex, count?: (n: number) => void, done?: () => boolean, written?: () => void): void {
+function pump(from: Duplex, to: Duplex, count?: (n: number) => void, watching?: () => boolean, written?: () => void): void {
   from.on("data", (chunk: Buffer) => {
     // The callback (only until the one handoff attempt) runs once the chunk is in the kernel.
-    if (written !== undefined && done?.() === false) {
+    if (written !== undefined && watching?.() === true) {
       count?.(chunk.length);
       to.write(chunk, written);
     } else {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startNetworkProxy, type NetworkProxy, type NetworkProxyError } from "../src/index.js";
 import { kSplicer } from "../src/start-proxy.js";
 import type { TunnelSplicer } from "../src/splice.js";
-import { connectViaProxy, proxyWith, readBytes, socksRequest, stopAll, tableResolver } from "./helpers.js";
+import { connectViaProxy, privateDir, proxyWith, readBytes, socksRequest, stopAll, tableResolver } from "./helpers.js";
 
 // The built helper, found by architecture here in the tests only: the package itself knows just a path.
 const helper = fileURLToPath(
@@ -25,7 +25,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The origin reads one line: `down N` sends N bytes of PAYLOAD and ends; `up N` reads N bytes and
- * answers their digest; `hold N` sends N bytes and keeps the connection open.
+ * answers their digest; `hold N` sends N bytes and keeps the connection open; `both N` sends N
+ * bytes at once and, after the upload ends, the upload's digest after them.
  */
 let origin: net.Server;
 let port = 0;
@@ -46,7 +47,8 @@ beforeAll(async () => {
       const rest = head.subarray(nl + 1);
       if (verb === "down") socket.end(PAYLOAD.subarray(0, n));
       else if (verb === "hold") socket.write(PAYLOAD.subarray(0, n));
-      else if (verb === "up") {
+      else if (verb === "up" || verb === "both") {
+        if (verb === "both") socket.write(PAYLOAD.subarray(0, n));
         const hash = createHash("sha256").update(rest);
         let got = rest.length;
         socket.on("data", (d: Buffer) => {
@@ -143,12 +145,52 @@ describe.skipIf(skip !== undefined)(`tunnels handed to a native splicer${skip ? 
     });
   }
 
+  it("hands over tunnels on the unix-socket transport too (the client end is a unix socket, as in use)", async () => {
+    const socketDir = privateDir();
+    try {
+      const { proxy } = await proxyWith({ decide, resolver: resolver(), tunnelSplicer: recording, listen: { transport: "unix-socket", directory: socketDir.dir } });
+      for (const kind of ["CONNECT", "SOCKS5"] as const) {
+        expect(digest(await download(proxy, kind, SIZE))).toBe(digest(PAYLOAD));
+        expect(await upload(proxy, kind, SIZE)).toBe(`${SIZE} ${digest(PAYLOAD)}`);
+      }
+      expect(runCount()).toBe(4);
+      await proxy.stop();
+    } finally {
+      socketDir.remove();
+    }
+  });
+
   it("loses and reorders nothing when the client reads slowly (queues full around the handoff)", async () => {
     const { proxy } = await proxyWith({ decide, resolver: resolver(), tunnelSplicer: recording });
     const [a, b] = await Promise.all([download(proxy, "CONNECT", SIZE, true), download(proxy, "SOCKS5", SIZE, true)]);
     expect(digest(a)).toBe(digest(PAYLOAD));
     expect(digest(b)).toBe(digest(PAYLOAD));
     expect(runCount()).toBe(2);
+  });
+
+  it("stays in JS when a peer does not read while the handoff waits (no deadlock, nothing lost)", async () => {
+    // Over a unix socket, whose kernel buffers hold far less than the threshold: the proxy's queue
+    // towards the client is never empty once the download has crossed it.
+    const socketDir = privateDir();
+    const { proxy } = await proxyWith({ decide, resolver: resolver(), tunnelSplicer: recording, listen: { transport: "unix-socket", directory: socketDir.dir } });
+    const socket = await open(proxy, "CONNECT");
+    // The download fills every queue towards a client that reads nothing until its upload is through:
+    // the handoff cannot find the tunnel idle, and the upload must go on regardless.
+    socket.write(`both ${SIZE}\n`);
+    // Time for the download to fill the kernel's buffers and the proxy's queue before the upload
+    // crosses the threshold: the tunnel is then never idle, and the handoff has to give up.
+    await sleep(300);
+    for (let i = 0; i < SIZE; i += 256 * 1024) {
+      if (!socket.write(PAYLOAD.subarray(i, i + 256 * 1024))) await new Promise((resolve) => socket.once("drain", resolve));
+    }
+    socket.end();
+    const got = await readToEnd(socket);
+    expect(got.length).toBeGreaterThan(SIZE);
+    expect(digest(got.subarray(0, SIZE))).toBe(digest(PAYLOAD));
+    expect(got.subarray(SIZE).toString()).toBe(`${SIZE} ${digest(PAYLOAD)}`);
+    expect(runCount()).toBe(0);
+    await proxy.stop();
+    socketDir.remove();
   });
 
   it("never starts the splicer for a small request", async () => {
