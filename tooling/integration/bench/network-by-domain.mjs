@@ -10,7 +10,7 @@ import http from "node:http";
 import path from "node:path";
 import { promisify } from "node:util";
 import { Orchestrator } from "@shellgate/orchestrator";
-import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
+import { createLinuxSandboxBackend, locateHelper } from "@shellgate/sandbox-linux";
 
 const run = promisify(execFile);
 const SIZE = 100 * 1024 * 1024;
@@ -49,6 +49,8 @@ const orch = await Orchestrator.create({
   network: { allow: ["origin.test"] },
   networkResolver: async () => [{ address: "127.0.0.1", family: 4 }],
   networkSocketDir: sockets,
+  // As the CLI wires it: bulk CONNECT/SOCKS5 tunnels handed to the helper's kernel splice loop.
+  ...(locateHelper() ? { networkTunnelSplicer: locateHelper() } : {}),
 });
 
 // http:// through HTTP_PROXY is the proxy's plain forwarding path (its slowest); an https:// download
@@ -93,5 +95,5 @@ const tunnelRatio = best(speeds.tunnelled) / best(speeds.direct);
 const added = (median(latency.proxied) - median(latency.direct)) * 1000;
 console.log(`network by domain, end to end (curl in the Linux sandbox → relay → per-run proxy → loopback origin), best of ${ROUNDS}:`);
 console.log(`  100 MB download: direct ${mb(best(speeds.direct))} MB/s, sandboxed through the proxy ${mb(best(speeds.proxied))} MB/s = ${(ratio * 100).toFixed(0)} % (target >= 50 %: ${ratio >= 0.5 ? "met" : "MISSED"})`);
-console.log(`  the same through a CONNECT tunnel (as https:// goes): ${mb(best(speeds.tunnelled))} MB/s = ${(tunnelRatio * 100).toFixed(0)} % (target >= 50 %: ${tunnelRatio >= 0.5 ? "met" : "MISSED"})`);
+console.log(`  the same through a CONNECT tunnel (as https:// goes; handed to the native splicer after 1 MiB${locateHelper() ? "" : " — no helper built, so in JS"}): ${mb(best(speeds.tunnelled))} MB/s = ${(tunnelRatio * 100).toFixed(0)} % (target >= 50 %: ${tunnelRatio >= 0.5 ? "met" : "MISSED"})`);
 console.log(`  small request, median of ${SMALL} x ${ROUNDS}: direct ${(median(latency.direct) * 1000).toFixed(2)} ms, through the proxy ${(median(latency.proxied) * 1000).toFixed(2)} ms, added ${added.toFixed(2)} ms (target <= 2 ms: ${added <= 2 ? "met" : "MISSED"})`);
