@@ -66,21 +66,20 @@ export async function startRunNetwork(
       return { decision: "allow", reason: "approved by a person", ...rule };
     }
     const reason = verdict.decision === "prompt" ? `${describeVerdictSource(verdict.source)}, and it was not approved` : describeVerdictSource(verdict.source);
-    const grantable = verdict.source.kind === "default" || verdict.source.kind === "rule" && verdict.source.rule.decision === "prompt";
-    return { decision: "deny", reason, ...(grantable ? { hint: deps.grantHint(request.host) } : {}), ...rule };
+    return { decision: "deny", reason, ...(grantable(verdict) ? { hint: deps.grantHint(request.host) } : {}), ...rule };
   };
   const onRequest = (event: NetworkRequestEvent) => {
     deps.events.emit({ type: "network.request", callId: run.callId, ...event });
     if (event.decision !== "deny") return;
     const key = `${event.host}:${event.port}`;
     if (refused.has(key)) return;
-    const verdict = deps.hostPolicy.judge(event.host, run.commandGrants);
-    const grantable = event.cause === "private-address" || verdict.source.kind === "default" || verdict.source.kind === "rule" && verdict.source.rule.decision === "prompt";
+    // A private address needs the host granted by name, which a grant gives whatever the verdict was.
+    const hint = event.cause === "private-address" || grantable(deps.hostPolicy.judge(event.host, run.commandGrants));
     refused.set(key, {
       host: event.host,
       port: event.port,
       reason: event.reason ?? event.cause,
-      ...(grantable ? { hint: deps.grantHint(event.host) } : {}),
+      ...(hint ? { hint: deps.grantHint(event.host) } : {}),
     });
   };
   let proxy: NetworkProxy;
@@ -114,6 +113,14 @@ export async function startRunNetwork(
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Whether a refused host can be let through by granting it: refused by default or left unapproved
+ * at a prompt. A forbidden rule or a deny entry is not overruled by a grant, so no hint is given.
+ */
+function grantable(verdict: HostVerdict): boolean {
+  return verdict.source.kind === "default" || (verdict.source.kind === "rule" && verdict.source.rule.decision === "prompt");
 }
 
 function routeOf(proxy: NetworkProxy, transport: ProxyTransport): NetworkProxyRoute {
