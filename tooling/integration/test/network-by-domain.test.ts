@@ -101,5 +101,7 @@ describeWithSandbox("network by domain through the orchestrator and the Linux sa
     const r = await run(orch, `curl -sS --max-time 5 http://registry.test:${port}/`);
     expect(r.success).toBe(false);
     expect(r.content).toMatch(/\[shellgate\] network: the network proxy could not start \(.*\), so this command ran without network/);
+    // The same note, structured, for integrators (the CLI's exec prints it from there).
+    expect(r.networkNote).toMatch(/^the network proxy could not start \(.*\), so this command ran without network$/);
   });
 }, curl);

@@ -51,6 +51,8 @@ export interface ToolOutput {
   sandboxDenial?: SandboxDenial;
   /** Hosts the session's network proxy refused during the run, with why and how to grant them. The content lists them too. */
   networkRefusals?: NetworkRefusal[];
+  /** Why the run had less network than its grants say (the proxy could not start, or stopped). The content says so too. */
+  networkNote?: string;
 }
 
 /** One tool: its argument schema, whether a call may mutate, and how to run it. */

@@ -125,7 +125,7 @@ export async function runExec(
     // Failed in the sandbox, and the retry without it did not run: the command's own exit code stands.
     if (response.sandboxRetry) retryNote = sandboxRetryMessage(response.sandboxRetry, response.exitCode ?? 1, "cli", config.userRulesFile);
     refusals = response.networkRefusals ?? [];
-    networkNote = networkNoteOf(response.content);
+    networkNote = response.networkNote;
     if (response.error) {
       failure = response.error;
       exitCode = controller.signal.aborted ? EXEC_EXIT.ABORTED : exitCodeForError(response.error);
@@ -183,26 +183,6 @@ export async function runExec(
     process.stderr.write(`shellgate exec: timed out after ${config.timeoutMs} ms; the command was killed\n`);
   }
   return exitCode;
-}
-
-/**
- * The model-facing note about a run's missing network (`[shellgate] network: the network proxy could
- * not start …`), which only the tool output carries; refused hosts come structured instead.
- */
-function networkNoteOf(content: string): string | undefined {
-  let lines = content.split("\n").map((l) => l.replace(/^\[shellgate\] /, ""));
-  try {
-    // The `shell` tool's JSON carries the lines as `shellgate_network`.
-    const value = JSON.parse(content) as { shellgate_network?: unknown };
-    if (Array.isArray(value.shellgate_network)) lines = value.shellgate_network.filter((l): l is string => typeof l === "string");
-  } catch {
-    // Freeform text: the lines are at its end.
-  }
-  for (const line of lines) {
-    const m = /^network: (?!refused |\d+ more hosts)(.*)$/.exec(line);
-    if (m) return m[1];
-  }
-  return undefined;
 }
 
 function timeoutArg(timeoutMs: number): { timeout_ms: number } {

@@ -42,6 +42,7 @@ async function oneShotOutput(runtime: ToolRuntime, outcome: OneShotOutcome, styl
     await spill?.end();
   }
   const refusals = networkRefusalsOf(outcome.network);
+  const networkNote = outcome.network?.note();
   return {
     content: withNetworkNote(withSandboxRetryNote(rendered.text, { status: outcome.sandboxRetry, exitCode: result.exitCode }, style), outcome.network, style),
     success: result.exitCode === 0 && !result.timedOut && !outcome.sandboxDenied,
@@ -50,6 +51,7 @@ async function oneShotOutput(runtime: ToolRuntime, outcome: OneShotOutcome, styl
     ...(outcome.sandboxDenial ? { sandboxDenial: outcome.sandboxDenial } : {}),
     ...(rendered.fullOutputPath !== undefined ? { fullOutputPath: rendered.fullOutputPath } : {}),
     ...(refusals ? { networkRefusals: refusals } : {}),
+    ...(networkNote ? { networkNote } : {}),
   };
 }
 

@@ -116,10 +116,12 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
         const refusals = networkRefusalsOf(outcome.network);
+        const networkNote = outcome.network?.note();
         return {
           ...response,
           ...(outcome.sandboxRetry ? { sandboxRetry: outcome.sandboxRetry } : {}),
           ...(refusals ? { networkRefusals: refusals } : {}),
+          ...(networkNote ? { networkNote } : {}),
         };
       } catch (error) {
         if (!sessions.store.has(id)) sessions.store.releaseId(id);
