@@ -346,6 +346,14 @@ export async function loadConfig(
 }
 
 /**
+ * `"HOST": why`, for a host the domain policy cannot take. execpolicy words its errors for a
+ * `network_rule` in a file; here the host came from a flag or a config key.
+ */
+export function hostProblem(host: string, error: unknown): string {
+  return `${JSON.stringify(host)}: ${(error as Error).message.replace(/^invalid rule: network_rule host/, "a host")}`;
+}
+
+/**
  * Validate and normalise the domain lists as `network_rule` hosts are; a bad host is a ConfigError at
  * its file's `[network]` key, or a UsageError for `--allow-domain`. Duplicates keep their first origin.
  */
@@ -360,7 +368,7 @@ async function normalizeDomains(merged: Merged, layers: Layer[]): Promise<Effect
       try {
         host = normalizeNetworkHost(e.host);
       } catch (error) {
-        const message = `${JSON.stringify(e.host)}: ${(error as Error).message.replace(/^invalid rule: network_rule host/, "a host")}`;
+        const message = hostProblem(e.host, error);
         if (e.origin === "--allow-domain") throw new UsageError(`--allow-domain ${message}`, { cause: error });
         const layer = layers.find((l) => e.origin.startsWith(`${l.file} `));
         const index = layer?.config.network?.[key]?.indexOf(e.host) ?? -1;

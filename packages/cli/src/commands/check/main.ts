@@ -9,9 +9,10 @@ import {
   type HostVerdictSource,
 } from "@shellgate/orchestrator";
 import { assessCommand, renderCommand, type Admission } from "@shellgate/orchestrator/admission";
+import { policyAllowsNetwork, policyRequiresPlatformSandbox } from "@shellgate/sandbox";
 import { deriveExecArgs, detectUserShell } from "@shellgate/shell-detect";
 import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
-import { loadConfig, type EffectiveConfig } from "../../config/index.js";
+import { hostProblem, loadConfig, type EffectiveConfig } from "../../config/index.js";
 import { describeError } from "../../error-text.js";
 import { UsageError } from "../../errors.js";
 import { CONFIG_ERROR_EXIT } from "../../exit-table.js";
@@ -52,8 +53,7 @@ export interface HostCheckJson {
 
 /** Whether the session proxy judges hosts under this configuration (see `CheckJson.networkRules.effective`). */
 export function proxyEnforced(config: EffectiveConfig): boolean {
-  const p = config.sandboxPolicy;
-  return (p.mode === "read-only" || p.mode === "workspace-write") && !(p.mode === "workspace-write" && p.networkAccess);
+  return policyRequiresPlatformSandbox(config.sandboxPolicy) && !policyAllowsNetwork(config.sandboxPolicy);
 }
 
 function networkRulesJson(rules: readonly NetworkRule[], effective: boolean): NonNullable<CheckJson["networkRules"]> {
@@ -66,7 +66,7 @@ export function checkHost(host: string, config: EffectiveConfig, store: PolicySt
   try {
     normalized = normalizeNetworkHost(host);
   } catch (error) {
-    throw new UsageError(`--host ${JSON.stringify(host)}: ${(error as Error).message.replace(/^invalid rule: network_rule host/, "a host")}`, { cause: error });
+    throw new UsageError(`--host ${hostProblem(host, error)}`, { cause: error });
   }
   const policy = new NetworkHostPolicy(() => store.policy ?? {}, config.network);
   const verdict = policy.judge(normalized, grant?.hosts ?? []);
@@ -234,7 +234,8 @@ export function explain(
     }
   });
   const r = admission.requirement;
-  const grant = proxyEnforced(config) || config.sandboxPolicy.mode === "workspace-write" ? commandRuleGrant(admission) : undefined;
+  // A rule's own sandbox applies wherever the session confines commands (see the orchestrator's ruleSandboxPolicy).
+  const grant = policyRequiresPlatformSandbox(config.sandboxPolicy) ? commandRuleGrant(admission) : undefined;
   const inRuleSandbox = grant
     ? `INSIDE its rule's ${grant.sandbox} sandbox${grant.hosts.length > 0 ? `, reaching ${grant.hosts.map((h) => h.host).join(", ")} through the proxy` : ""} (${grant.origins.join(", ")})`
     : undefined;
