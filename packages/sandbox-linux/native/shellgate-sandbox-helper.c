@@ -3,7 +3,8 @@
  *
  *   shellgate-sandbox-helper [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
  *   shellgate-sandbox-helper [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
- *   shellgate-sandbox-helper --cgroup DIR --exec-only -- /ABS/PROG [ARG...]
+ *   shellgate-sandbox-helper [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]
+ *   shellgate-sandbox-helper --release-placeholders --placeholder LOCK DIR...
  *   shellgate-sandbox-helper --probe
  *   shellgate-sandbox-helper --splice
  *
@@ -13,7 +14,10 @@
  * processes of CMD's user (RLIMIT_NPROC: per user namespace, so under bubblewrap it counts the
  * sandbox's processes only; the kernel does not enforce it for root). --cgroup first moves this
  * process into a prepared cgroup (pids.max), which binds root too; with --exec-only that is all it
- * does before exec'ing PROG (bubblewrap), so the whole sandbox starts inside the cgroup. Variables that make
+ * does before exec'ing PROG (bubblewrap), so the whole sandbox starts inside the cgroup.
+ * --placeholder (with --exec-only) makes DIR, an empty placeholder for a protected path, under a
+ * shared lock on LOCK that bubblewrap keeps for the whole run; --release-placeholders removes those
+ * no run holds (see "placeholders" below). Variables that make
  * the dynamic loader run code (LD_PRELOAD...) reach CMD only through --setenv, applied at the very
  * end, so they never act on bubblewrap or on this helper. --foreground (only for a terminal the caller
  * allocated for this run) makes CMD a process group of its own and the terminal's foreground group,
@@ -50,6 +54,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -598,6 +603,129 @@ static void limit_processes(long n) {
   if (setrlimit(RLIMIT_NPROC, &rl) != 0) die("setrlimit(RLIMIT_NPROC)");
 }
 
+/* ---------- placeholders (--placeholder LOCK DIR) ---------- */
+
+/*
+ * A placeholder is an empty directory made on the host where a protected path (.codex, .git...)
+ * does not exist yet, so that bubblewrap has something to mount read-only over it. The host may
+ * rmdir a directory that is a mount point in another mount namespace, and the kernel then silently
+ * detaches that mount there: a cleanup that removed a placeholder some other sandbox has mounted
+ * would hand that sandbox the protected name, writable. Two locks keep every run's placeholder:
+ *  - once mounted, bubblewrap's own `--lock-file` read lock (fcntl) on the directory, held by the
+ *    sandbox's init for as long as the sandbox lives;
+ *  - before that, from before the run makes the directory until bubblewrap has taken that lock, a
+ *    shared flock on the placeholder's lock file: the descriptor survives the exec into bubblewrap
+ *    and stays with the process that sets up the mounts and becomes CMD, where the helper inside
+ *    closes it before CMD starts.
+ * A cleanup takes the exclusive flock without waiting (a run between the two points: leave it),
+ * then removes the directory only if no fcntl lock is held on it (a sandbox has it mounted). While
+ * it holds the flock no run can start mounting, so the check and the rmdir cannot be overtaken;
+ * whoever finishes last removes the placeholder. The lock files live where no sandbox can see them
+ * (the caller masks their directory), so a command cannot hold one to stall or keep other runs.
+ */
+#define MAX_PLACEHOLDERS 64
+/* The mark of a directory this mechanism made: no one gives an empty configuration directory the sticky bit. */
+#define PLACEHOLDER_MODE 01755
+/* A cleanup holds the exclusive lock for one rmdir; anything longer is a stuck or hostile holder. */
+#define LOCK_WAIT_SECONDS 10
+
+struct placeholder {
+  const char *lock;
+  const char *dir;
+};
+
+static void on_alarm(int sig) {
+  (void)sig;
+}
+
+static int open_lock(const char *path) {
+  int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    fprintf(stderr, "%s: open lock file %s: %s\n", prog, path, strerror(errno));
+    _exit(EXIT_SETUP);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) die("fstat lock file");
+  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+    fprintf(stderr, "%s: lock file %s is not a regular file of this user\n", prog, path);
+    _exit(EXIT_SETUP);
+  }
+  return fd;
+}
+
+/* Wait (bounded) for the shared lock: only a cleanup's rmdir should ever stand in the way. */
+static void lock_shared(int fd, const char *path) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm; /* no SA_RESTART: the alarm makes flock fail with EINTR */
+  if (sigemptyset(&sa.sa_mask) != 0 || sigaction(SIGALRM, &sa, &old) != 0) die("sigaction(SIGALRM)");
+  alarm(LOCK_WAIT_SECONDS);
+  int r = flock(fd, LOCK_SH);
+  int saved = errno;
+  alarm(0);
+  if (sigaction(SIGALRM, &old, NULL) != 0) die("sigaction(SIGALRM)");
+  if (r == 0) return;
+  if (saved == EINTR) fprintf(stderr, "%s: the placeholder lock %s is still held by another process after %d s; refusing to run\n", prog, path, LOCK_WAIT_SECONDS);
+  else fprintf(stderr, "%s: flock %s: %s\n", prog, path, strerror(saved));
+  _exit(EXIT_SETUP);
+}
+
+static void make_placeholder(const char *dir) {
+  if (mkdir(dir, 0700) != 0) {
+    /* There already (the user's own, another run's, a leftover): bubblewrap mounts it as it is. */
+    if (errno == EEXIST) return;
+    fprintf(stderr, "%s: cannot create the placeholder directory %s that keeps a protected path from being created inside the sandbox: %s\n", prog, dir, strerror(errno));
+    _exit(EXIT_SETUP);
+  }
+  /* Marked through a descriptor of the directory just made, never through a path that could have become a symlink. */
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) die("open placeholder");
+  struct stat st;
+  if (fstat(fd, &st) != 0) die("fstat placeholder");
+  if (st.st_uid == geteuid() && fchmod(fd, PLACEHOLDER_MODE) != 0) die("fchmod placeholder");
+  if (close(fd) != 0) die("close");
+}
+
+/* --exec-only: lock and make every placeholder, and keep the locks open across the exec into bubblewrap. */
+static void hold_placeholders(const struct placeholder *ph, int n) {
+  for (int k = 0; k < n; k++) {
+    int fd = open_lock(ph[k].lock);
+    lock_shared(fd, ph[k].lock);
+    make_placeholder(ph[k].dir);
+    if (fcntl(fd, F_SETFD, 0) != 0) die("fcntl(F_SETFD)");
+  }
+}
+
+/* --release-placeholders: remove each marked, empty placeholder of this user that no run holds. */
+static int release_placeholders(const struct placeholder *ph, int n) {
+  for (int k = 0; k < n; k++) {
+    int fd = open_lock(ph[k].lock);
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK) die("flock");
+      if (close(fd) != 0) die("close");
+      continue; /* a run holds it: the last one to finish removes it */
+    }
+    int d = open(ph[k].dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (d >= 0) {
+      struct stat st;
+      if (fstat(d, &st) != 0) die("fstat placeholder");
+      /* A sandbox that has it mounted holds bubblewrap's read lock on it. */
+      struct flock probe;
+      memset(&probe, 0, sizeof probe);
+      probe.l_type = F_WRLCK;
+      probe.l_whence = SEEK_SET;
+      if (fcntl(d, F_GETLK, &probe) != 0) die("fcntl(F_GETLK)");
+      /* Never recursive: a directory something was put into stays (ENOTEMPTY), as does a user's own. */
+      if (probe.l_type == F_UNLCK && (st.st_mode & 07777) == PLACEHOLDER_MODE && st.st_uid == geteuid() && rmdir(ph[k].dir) != 0 && errno != ENOTEMPTY && errno != ENOENT) {
+        fprintf(stderr, "%s: rmdir %s: %s\n", prog, ph[k].dir, strerror(errno));
+      }
+      if (close(d) != 0) die("close");
+    }
+    if (close(fd) != 0) die("close");
+  }
+  return 0;
+}
+
 /* ---------- proxy relay (--net proxy) ---------- */
 
 /*
@@ -1083,15 +1211,18 @@ static void usage(void) {
   fprintf(stderr,
           "usage: %s [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
           "       %s [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
-          "       %s --cgroup DIR --exec-only -- /ABS/PROG [ARG...]\n"
+          "       %s [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]\n"
+          "       %s --release-placeholders --placeholder LOCK DIR...\n"
           "       %s --probe\n"
           "       %s --splice\n",
-          prog, prog, prog, prog, prog);
+          prog, prog, prog, prog, prog, prog);
   _exit(EXIT_SETUP);
 }
 
 int main(int argc, char **argv) {
   int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, exec_only = 0, foreground = 0, nrelays = 0, i;
+  int release = 0, nph = 0;
+  struct placeholder ph[MAX_PLACEHOLDERS];
   struct relay relays[MAX_RELAYS];
   long nproc = 0;
   const char *cgroup = NULL;
@@ -1141,6 +1272,14 @@ int main(int argc, char **argv) {
       foreground = 1;
     } else if (strcmp(a, "--exec-only") == 0) {
       exec_only = 1;
+    } else if (strcmp(a, "--release-placeholders") == 0) {
+      release = 1;
+    } else if (strcmp(a, "--placeholder") == 0 && i + 2 < argc) {
+      if (nph >= MAX_PLACEHOLDERS) die_msg("too many --placeholder directories");
+      ph[nph].lock = argv[++i];
+      ph[nph].dir = argv[++i];
+      if (ph[nph].lock[0] != '/' || ph[nph].dir[0] != '/') die_msg("--placeholder needs absolute paths");
+      nph++;
     } else if (strcmp(a, "--cgroup") == 0 && i + 1 < argc) {
       cgroup = argv[++i];
       if (cgroup[0] != '/') die_msg("--cgroup needs an absolute path");
@@ -1163,16 +1302,23 @@ int main(int argc, char **argv) {
       usage();
     }
   }
+  int others = network >= 0 || landlock || reap || nrw || nenv || nproc || foreground || nrelays;
+  if (release) {
+    if (nph == 0 || i < argc || exec_only || cgroup || others) die_msg("--release-placeholders takes only --placeholder");
+    return release_placeholders(ph, nph);
+  }
   if (exec_only) {
-    /* Only the cgroup move, then PROG (bubblewrap) as given: it sets up the sandbox itself. */
-    if (!cgroup || i >= argc) usage();
-    if (network >= 0 || landlock || reap || nrw || nenv || nproc || foreground || nrelays) die_msg("--exec-only takes only --cgroup");
+    /* Only the cgroup move and the placeholders, then PROG (bubblewrap) as given: it sets up the sandbox itself. */
+    if ((!cgroup && nph == 0) || i >= argc) usage();
+    if (others) die_msg("--exec-only takes only --cgroup and --placeholder");
     if (argv[i][0] != '/') die_msg("--exec-only needs an absolute program path");
-    join_cgroup(cgroup);
+    if (cgroup) join_cgroup(cgroup);
+    hold_placeholders(ph, nph);
     execv(argv[i], argv + i);
     fprintf(stderr, "%s: exec %s: %s\n", prog, argv[i], strerror(errno));
     _exit(EXIT_SETUP);
   }
+  if (nph > 0) die_msg("--placeholder is only meaningful with --exec-only or --release-placeholders");
   if (network < 0 || i >= argc) usage();
   if (nrw > 0 && !landlock) die_msg("--rw is only meaningful with --landlock");
   if ((network == NET_PROXY) != (nrelays > 0)) die_msg("--net proxy needs --relay, and --relay needs --net proxy");

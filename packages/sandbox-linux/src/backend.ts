@@ -24,7 +24,7 @@ import { bwrapLaunchArgv, landlockLaunchArgv, LINUX_DENIAL_SIGNALS } from "./lau
 import { bwrapView, runRoots } from "./run-view.js";
 import { planLinuxRun } from "./plan.js";
 import { LANDLOCK_PROXY_REASON, networkEnv, runNetwork } from "./proxy-route.js";
-import { acquirePlaceholders, releasePlaceholders } from "./placeholders.js";
+import { defaultPlaceholderLockDir, preparePlaceholderLockDir, releasePlaceholders } from "./placeholders.js";
 import { probeLinuxSandbox, type LinuxCapabilityReport } from "./probe.js";
 import {
   createRunCgroup,
@@ -72,6 +72,15 @@ export interface LinuxSandboxBackendOptions {
    * `DEFAULT_PRIVATE_TMP_SIZE_BYTES` (1 GiB); at least 1 MiB.
    */
   privateTmpSizeBytes?: number;
+  /**
+   * Directory of the lock files that keep one run's cleanup from removing a placeholder directory
+   * another run (of any process) has mounted or is about to mount; absolute. Default
+   * `defaultPlaceholderLockDir()` (`~/.cache/shellgate/locks`), or `/tmp/shellgate-UID/locks` when
+   * that cannot be made (no writable home). Made owner-only when missing; kept read-only and hidden
+   * inside every sandbox this backend builds. Runs of every process that share a workspace should
+   * use the same directory.
+   */
+  placeholderLockDir?: string;
 }
 
 const OptionsSchema = z.object({
@@ -80,6 +89,7 @@ const OptionsSchema = z.object({
   probeCacheFile: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional(),
   processLimit: z.union([z.number().int().min(8).max(4_194_304), z.literal("off")]).optional(),
   privateTmpSizeBytes: z.number().int().min(1024 * 1024).max(Number.MAX_SAFE_INTEGER).optional(),
+  placeholderLockDir: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional(),
 }).strict();
 
 function validateOptions(options: LinuxSandboxBackendOptions): void {
@@ -88,7 +98,7 @@ function validateOptions(options: LinuxSandboxBackendOptions): void {
   const issue = parsed.error.issues[0];
   const key = String(issue?.path[0] ?? "options");
   const value = (options as Record<string, unknown>)[key];
-  if ((key === "bwrapPath" || key === "probeCacheFile") && typeof value === "string") {
+  if ((key === "bwrapPath" || key === "probeCacheFile" || key === "placeholderLockDir") && typeof value === "string") {
     throw new InvalidSandboxPathError(key, value, issue?.message ?? "is invalid");
   }
   throw new LinuxSandboxError("invalid-options", `${key}: ${issue?.message ?? "is invalid"} (got ${JSON.stringify(value)})`);
@@ -130,6 +140,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     ...(options.probeCacheFile ? { cacheFile: options.probeCacheFile } : {}),
   };
   const probe = () => probeLinuxSandbox(probeOptions);
+  const configuredLockDir = options.placeholderLockDir ? path.resolve(options.placeholderLockDir) : undefined;
   const extraProtected = options.probeCacheFile ? [path.dirname(options.probeCacheFile)] : [];
   const tmpSize = options.privateTmpSizeBytes ?? DEFAULT_PRIVATE_TMP_SIZE_BYTES;
 
@@ -218,7 +229,10 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const helperDir = helper ? path.dirname(helper) : undefined;
     // Roots are computed (and so validated) before availability is judged: bad input is reported
     // as such on every machine, not hidden behind "no sandbox here".
-    const roots = await runRoots(spec, policy, opts, [...extraProtected, ...(helperDir ? [helperDir] : [])]);
+    // Made before the roots are computed, so that they hold it (read-only, pinned) as the existing
+    // directory it is; only the bubblewrap layer has placeholders.
+    const lockDir = layer === "bwrap" ? await preparePlaceholderLockDir(configuredLockDir) : undefined;
+    const roots = await runRoots(spec, policy, opts, [...extraProtected, ...(lockDir ? [lockDir] : []), ...(helperDir ? [helperDir] : [])]);
     // A configured bubblewrap that fails the trust check is refused outright, never replaced by Landlock.
     if (report.bwrap.refused) throw new LinuxSandboxError("untrusted-binary", report.bwrap.detail);
     if (!layer || !helper || !helperDir) {
@@ -260,25 +274,18 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
 
     const plan = await bwrapView(roots, spec, policy.deniedReadPaths, opts, helperDir);
     const bwrap = bwrapPath as string;
-    acquirePlaceholders(plan.stubs);
-    let limits: Awaited<ReturnType<typeof prepareLimit>>;
-    try {
-      limits = await prepareLimit("bwrap");
-    } catch (error) {
-      releasePlaceholders(plan.stubs);
-      throw error;
-    }
+    const limits = await prepareLimit("bwrap");
     const cgroup = limits.cgroup;
+    // The helper makes the placeholders when the run starts, under their locks: none exist before.
     const argv = bwrapLaunchArgv({
       ...helperInput, limitArgs: limits.helperArgs, bwrapPath: bwrap, mounts: plan, procMount: report.bwrap.procMount,
-      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, placeholderLockDir: lockDir as string, ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
     });
     let released = false;
     const cleanup = async () => {
       if (released) return;
       released = true;
-      releasePlaceholders(plan.stubs);
-      await cgroup?.remove();
+      await Promise.all([releasePlaceholders(helper, lockDir as string, plan.stubs), cgroup?.remove()]);
     };
     // bwrap runs with --die-with-parent and its own PID namespace: when the launching process dies,
     // the namespace's init is killed and the kernel kills everything in it.
@@ -293,7 +300,8 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}),
       ...(limit !== undefined ? { processLimit: limit } : {}),
       privateTmpSizeBytes: tmpSize,
-      extraProtected,
+      extraProtected: [...extraProtected, configuredLockDir ?? defaultPlaceholderLockDir()],
+      placeholderLockDir: configuredLockDir ?? defaultPlaceholderLockDir(),
       allowWeakerIsolation: allowWeaker,
       probeOptions,
     });

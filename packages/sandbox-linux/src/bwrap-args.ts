@@ -80,9 +80,10 @@ export function bwrapArgs(plan: MountPlan, options: BwrapArgsOptions): string[] 
   // would otherwise cover the mounts made below it.
   for (const dir of [...new Set([...plan.writableRoots, ...plan.pinned])].sort(byDepth)) args.push("--bind", dir, dir);
   for (const p of [...plan.readOnly].sort(byDepth)) args.push("--ro-bind", p, p);
-  // `--dir` first: should another process have removed the placeholder since the backend created
-  // it, bwrap makes it again (an empty directory) rather than failing. The lock tells other
-  // processes' cleanups that this sandbox still has the placeholder mounted.
+  // The helper that starts bwrap has made the placeholder; `--dir` is for a directory someone
+  // removed since (not a cleanup of ours: those wait for the helper's lock), so that bwrap makes an
+  // empty one again rather than failing. The lock tells every cleanup that this sandbox has the
+  // placeholder mounted (see `placeholders.ts`).
   for (const p of plan.stubs) args.push("--dir", p, "--ro-bind", p, p, "--lock-file", p);
   for (const p of plan.maskedDirs) args.push("--tmpfs", p, "--remount-ro", p);
   for (const p of plan.maskedFiles) args.push("--ro-bind", "/dev/null", p);

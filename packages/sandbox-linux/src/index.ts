@@ -16,4 +16,4 @@ export { locateHelper, helperTarget, HELPER_NAME, HELPER_TARGETS, LinuxHelperArc
 export { defaultProbeCacheFile } from "./probe-cache.js";
 export { checkHostBinary, BWRAP_LOCATIONS, type TrustOptions, type TrustVerdict } from "./trusted-path.js";
 export { DEFAULT_PROCESS_LIMIT } from "./process-limit.js";
-export { PLACEHOLDER_MODE } from "./placeholders.js";
+export { defaultPlaceholderLockDir, PLACEHOLDER_MODE } from "./placeholders.js";

@@ -2,6 +2,8 @@ import type { DenialSignals, NetworkMode } from "@shellgate/sandbox";
 import { bwrapArgs } from "./bwrap-args.js";
 import type { MountPlan } from "./mount-plan.js";
 import { helperNetworkArgs, proxyBwrapArgs, type ProxyRoutePlan } from "./proxy-route.js";
+import { placeholderArgs } from "./placeholders.js";
+import path from "node:path";
 
 /** What the Linux backend says of its runs' refusals (see `DenialSignals`). */
 export const LINUX_DENIAL_SIGNALS: Readonly<Record<"bwrap" | "landlock", DenialSignals>> = Object.freeze({
@@ -45,23 +47,43 @@ export interface BwrapLaunchInput extends HelperArgsInput {
   privateTmpSizeBytes: number;
   /** A pids cgroup made for this run: the helper joins it on the host, then execs bubblewrap. */
   cgroupDir?: string;
+  /** Where the placeholders' lock files are (see `placeholders.ts`); hidden inside the sandbox. */
+  placeholderLockDir: string;
   argv: readonly string[];
 }
 
+function isWithin(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
 /**
- * The argv of a bubblewrap run: `[helper --cgroup DIR --exec-only --] bwrap ARGS -- helper ARGS -- CMD`.
- * With a cgroup the helper starts first, so that bubblewrap and everything below it are counted
- * from the first fork.
+ * The lock directory under an empty read-only tmpfs, unless the sandbox cannot see it anyway: inside
+ * a denied-read directory (already an empty tmpfs, where no mount point could be made) or in `/tmp`
+ * when the sandbox has a private one.
+ */
+function hideLockDir(mounts: MountPlan, lockDir: string): string[] {
+  if (mounts.maskedDirs.some((d) => isWithin(lockDir, d)) || (mounts.privateTmp && isWithin(lockDir, "/tmp"))) return [];
+  return ["--tmpfs", lockDir, "--remount-ro", lockDir];
+}
+
+/**
+ * The argv of a bubblewrap run: `[helper [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only --]
+ * bwrap ARGS -- helper ARGS -- CMD`. With a cgroup the helper starts first, so that bubblewrap and
+ * everything below it are counted from the first fork; with placeholders it makes them under their
+ * locks, which bubblewrap inherits.
  */
 export function bwrapLaunchArgv(input: BwrapLaunchInput): string[] {
-  const outer = input.cgroupDir ? [input.helperPath, "--cgroup", input.cgroupDir, "--exec-only", "--"] : [];
+  const stubs = placeholderArgs(input.placeholderLockDir, input.mounts.stubs);
+  const cgroup = input.cgroupDir ? ["--cgroup", input.cgroupDir] : [];
+  const outer = cgroup.length > 0 || stubs.length > 0 ? [input.helperPath, ...cgroup, ...stubs, "--exec-only", "--"] : [];
   const args = bwrapArgs(input.mounts, {
     network: input.networkMode === "full",
     procMount: input.procMount,
     cwd: input.cwd,
     privateTmpSizeBytes: input.privateTmpSizeBytes,
     dedicatedTerminal: input.dedicatedTerminal,
-    ...(input.proxy ? { extraMounts: proxyBwrapArgs(input.proxy) } : {}),
+    extraMounts: [...hideLockDir(input.mounts, input.placeholderLockDir), ...(input.proxy ? proxyBwrapArgs(input.proxy) : [])],
   });
   return [...outer, input.bwrapPath, ...args, "--", ...helperArgs(input), "--", ...input.argv];
 }

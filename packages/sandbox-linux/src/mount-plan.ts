@@ -55,14 +55,19 @@ async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | un
   }
 }
 
-/** Whether `dir` is a directory with nothing in it (false when it cannot be read). */
-async function isEmptyDir(dir: string): Promise<boolean> {
+/**
+ * Whether `dir` is a directory with nothing in it, one with something in it (or that cannot be
+ * read), or gone since it was seen: another run's placeholder that its cleanup has just removed,
+ * which must be held like any missing path, not bound as a directory that is no longer there.
+ */
+async function dirContents(dir: string): Promise<"empty" | "not-empty" | "gone"> {
   let handle: import("node:fs").Dir | undefined;
   try {
     handle = await fs.opendir(dir);
-    return (await handle.read()) === null;
-  } catch {
-    return false;
+    return (await handle.read()) === null ? "empty" : "not-empty";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? "gone" : "not-empty";
   } finally {
     await handle?.close().catch(() => undefined);
   }
@@ -116,9 +121,11 @@ export async function planMounts(
   }
   for (const { root, readOnlySubpaths, pinnedAncestors } of roots) {
     for (const sub of readOnlySubpaths) {
-      const stat = await lstatOrUndefined(sub);
+      let stat = await lstatOrUndefined(sub);
+      const contents = stat?.isDirectory() ? await dirContents(sub) : undefined;
+      if (contents === "gone") stat = undefined;
       if (stat?.isSymbolicLink()) refuseLink(sub, sub);
-      else if (stat?.isDirectory() && (await isEmptyDir(sub))) addOnce(plan.stubs, sub);
+      else if (contents === "empty") addOnce(plan.stubs, sub);
       else if (stat) addOnce(plan.readOnly, sub);
       else {
         const hold = await holdMissing(root, sub);

@@ -6,203 +6,133 @@
 // tool reads an empty `.codex` or `.config` as "no configuration", where an empty *file* of that
 // name makes them fail with ENOTDIR.
 //
-// Two things must never happen at cleanup: removing something that is not ours (a user's own empty
-// directory, a leftover, the next run's placeholder) and removing a placeholder that another
-// sandbox still has mounted. The kernel lets the host `rmdir` a directory that is a mount point in
-// another mount namespace and silently detaches that mount there, which would let the other
-// sandbox create the protected path after all. So: we create the directory ourselves (and remember
-// its device and inode), runs of this process share it through a reference count, and every
-// sandbox (of any process) holds a read lock on it through `bwrap --lock-file`, which
-// `/proc/locks` shows to the process deciding whether the directory can go.
-//
-// The lock only shows once a sandbox is set up, and between creating (or finding) a placeholder and
-// its bwrap taking the lock a run spends a process start. Another process's cleanup must not remove
-// the placeholder in that window (bwrap then fails: "Can't find source path"), so a run that finds
-// a placeholder already there touches its mtime, and a cleanup removes only a directory whose mtime
-// is still the one it recorded itself. A touched placeholder is left behind for a later run to
-// adopt, see below. The remaining window is that of one `lstat` and one `rmdir`.
+// The host may `rmdir` a directory that is a mount point in another mount namespace, and the kernel
+// then silently detaches that mount there: a cleanup that removed a placeholder another sandbox has
+// mounted would hand that sandbox the protected name, writable. The native helper therefore makes
+// and removes placeholders itself, under locks (its source says how, at "placeholders"): a run holds
+// a shared flock on each placeholder's lock file from before the directory is made until bubblewrap
+// holds its own `--lock-file` lock on it; a cleanup takes the exclusive flock without waiting and
+// removes only a directory no sandbox holds. Whoever finishes last removes the placeholder, whatever
+// process it belongs to, and nothing has to be remembered here between a run and its cleanup.
 //
 // A run killed before its cleanup (SIGKILL of the host) leaves its placeholder behind. To tell such a
 // leftover from a user's own empty directory, placeholders are made with a mode no one gives an
-// empty configuration directory: 1755 (the sticky bit, meaningless on a directory only its owner
-// can write). A later run adopts a leftover that still carries exactly that mode, belongs to this
-// user, is empty, is locked by no sandbox and was last touched more than a minute ago (a younger one
-// may be another process's, about to be mounted), and removes it after its own run like one it made.
-// Inside a sandbox a placeholder is read-only, so a command cannot mark the user's own directory;
-// marking a directory under a name no sandbox holds gains it nothing but the removal of an empty
-// directory.
-import fs from "node:fs";
+// empty configuration directory: 1755 (the sticky bit, meaningless on a directory only its owner can
+// write). A later run's cleanup removes a leftover that carries exactly that mode, belongs to this
+// user, is empty and is held by no run. Inside a sandbox a placeholder is read-only, so a command
+// cannot mark the user's own directory; marking a directory under a name no sandbox holds gains it
+// nothing but the removal of an empty directory.
+//
+// The lock files live in a directory of their own (`placeholderLockDir`), kept read-only and hidden
+// under an empty tmpfs in every sandbox: a command that could open one could hold its lock and stall
+// other runs (they give up after 10 s and refuse to run) or keep placeholders from being removed.
+import { execFile } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { LinuxSandboxError } from "./errors.js";
-
-/** Device and inode of a directory this process created, and the mtime it last gave it. */
-interface Identity {
-  dev: bigint;
-  ino: bigint;
-  mtimeNs: bigint;
-}
-
-interface Entry {
-  users: number;
-  /** Set when this process created the directory (it may remove it); undefined when it was there already. */
-  created: Identity | undefined;
-}
 
 /** The mode that marks a directory as a placeholder this mechanism made (see the top of the file). */
 export const PLACEHOLDER_MODE = 0o1755;
 
-/** How long a marked, unlocked placeholder must have been untouched before a run may adopt it. */
-export const LEFTOVER_AGE_MS = 60_000;
-
-/** Placeholders in use by runs of this process, by path. */
-const entries = new Map<string, Entry>();
-
-function errno(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException).code;
+/**
+ * `$XDG_CACHE_HOME/shellgate/locks` (or `~/.cache/shellgate/locks`): the default directory of the
+ * placeholders' lock files, next to the default probe cache.
+ */
+export function defaultPlaceholderLockDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const xdg = env["XDG_CACHE_HOME"];
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache");
+  return path.join(base, "shellgate", "locks");
 }
 
 /**
- * Whether a directory, as `stat` saw it before this run touched it, is a leftover placeholder:
- * marked, ours, empty, untouched for `LEFTOVER_AGE_MS` and locked by no sandbox. Anything else (the
- * user's own directory, another process's placeholder in use or about to be) is not ours to remove.
+ * Where the lock files go when the default directory cannot be made (no writable home, as for a
+ * service account): `/tmp/shellgate-UID/locks`, one per user whatever the environment. Another user
+ * who made `/tmp/shellgate-UID` first is refused (the directory must be this user's own).
  */
-function isLeftover(dir: string, stat: fs.BigIntStats): boolean {
-  try {
-    if (!stat.isDirectory() || Number(stat.mode & 0o7777n) !== PLACEHOLDER_MODE) return false;
-    if (stat.uid !== BigInt(process.getuid?.() ?? -1)) return false;
-    if (Date.now() - Number(stat.mtimeMs) < LEFTOVER_AGE_MS) return false;
-    if (fs.readdirSync(dir).length > 0) return false;
-    return !isLocked({ dev: stat.dev, ino: stat.ino });
-  } catch {
-    return false;
-  }
+export function fallbackPlaceholderLockDir(): string {
+  return path.join("/tmp", `shellgate-${process.getuid?.() ?? "user"}`, "locks");
 }
 
-function lstatOrUndefined(dir: string): fs.BigIntStats | undefined {
-  try {
-    return fs.lstatSync(dir, { bigint: true });
-  } catch {
-    return undefined;
+/**
+ * Two FNV-1a hashes (different offsets) of a path's UTF-16 units: 64 bits, no `node:crypto` on the
+ * start-up path. Two paths that happened to share a lock file would only wait for each other's runs
+ * more often than needed: a collision never lets a placeholder go that a run holds.
+ */
+function pathHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193);
   }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
-/** How often a run retries a placeholder that another process's cleanup removed under it. */
-const VANISHED_RETRIES = 3;
+/** The lock file of one placeholder path: named by a hash of the path, so any path fits. */
+export function placeholderLockFile(lockDir: string, dir: string): string {
+  return path.join(lockDir, `${pathHash(dir)}.lock`);
+}
 
-function create(dir: string, retries = VANISHED_RETRIES): Identity | undefined {
-  try {
-    fs.mkdirSync(dir, { mode: 0o755 });
-  } catch (error) {
-    // Already there (a leftover, the user's own empty directory, another process's placeholder):
-    // mount it all the same; only a leftover placeholder is ours to remove afterwards. A marked one
-    // is touched at once, so that the process that made it does not remove it under this run; its
-    // state from before the touch decides whether it is a leftover.
-    if (errno(error) === "EEXIST") {
-      const before = lstatOrUndefined(dir);
-      if (before && !(before.isDirectory() && Number(before.mode & 0o7777n) === PLACEHOLDER_MODE)) return undefined;
-      let touched: Identity | undefined;
-      if (before) {
-        try {
-          const now = new Date();
-          fs.utimesSync(dir, now, now);
-          const after = fs.lstatSync(dir, { bigint: true });
-          touched = { dev: after.dev, ino: after.ino, mtimeNs: after.mtimeNs };
-        } catch {
-          touched = undefined;
-        }
-      }
-      // Removed by the other process's cleanup between its check and our touch: make it again.
-      if (!touched || touched.ino !== before!.ino || touched.dev !== before!.dev) {
-        if (!lstatOrUndefined(dir) && retries > 0) return create(dir, retries - 1);
-        return undefined;
-      }
-      return isLeftover(dir, before!) ? touched : undefined;
+/** The helper's `--placeholder LOCK DIR` arguments for these placeholders. */
+export function placeholderArgs(lockDir: string, dirs: readonly string[]): string[] {
+  return dirs.flatMap((dir) => ["--placeholder", placeholderLockFile(lockDir, dir), dir]);
+}
+
+const prepared = new Map<string, Promise<void>>();
+
+async function prepare(dir: string): Promise<void> {
+  const uid = process.getuid?.();
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const stat = await fs.lstat(dir);
+  if (!stat.isDirectory()) throw new Error("not a directory");
+  // Another user who could write here could plant lock files and hold them.
+  if (uid !== undefined && stat.uid !== uid) throw new Error(`owned by uid ${stat.uid}, not by this user (${uid})`);
+  if ((stat.mode & 0o077) !== 0) await fs.chmod(dir, 0o700);
+}
+
+function prepareOnce(dir: string): Promise<void> {
+  let done = prepared.get(dir);
+  if (!done) {
+    done = prepare(dir);
+    prepared.set(dir, done);
+    done.catch(() => prepared.delete(dir));
+  }
+  return done;
+}
+
+const describe = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+
+/**
+ * Make the lock directory (owner-only, this user's own, a real directory), once per process: the
+ * configured one, or the default and failing that the fallback. Returns the directory in use.
+ * @throws LinuxSandboxError (failure `setup-failed`) naming the directory when none can be made or is fit.
+ */
+export async function preparePlaceholderLockDir(configured?: string): Promise<string> {
+  const candidates = configured ? [configured] : [defaultPlaceholderLockDir(), fallbackPlaceholderLockDir()];
+  const problems: string[] = [];
+  for (const dir of candidates) {
+    try {
+      await prepareOnce(dir);
+      return dir;
+    } catch (error) {
+      problems.push(`${dir}: ${describe(error)}`);
     }
-    throw new LinuxSandboxError(
-      "setup-failed",
-      `cannot create the placeholder directory ${dir} that keeps a protected path from being created inside the sandbox (${errno(error) ?? String(error)})`,
-      { cause: error },
-    );
   }
-  try {
-    // chmod, not mkdir's mode: the umask must not strip the mark
-    fs.chmodSync(dir, PLACEHOLDER_MODE);
-  } catch {
-    // unmarked, it is still a sound placeholder; only a leftover of it would not be recognised
-  }
-  const stat = fs.lstatSync(dir, { bigint: true });
-  return { dev: stat.dev, ino: stat.ino, mtimeNs: stat.mtimeNs };
+  throw new LinuxSandboxError(
+    "setup-failed",
+    `cannot prepare a directory for the placeholder lock files (${problems.join("; ")}); choose one with the placeholderLockDir option`,
+  );
 }
 
 /**
- * A run is about to mount these placeholders: create those that do not exist (non-recursively —
- * their parents exist, `planMounts` picked the first missing component) and count the run as a
- * user. Synchronous, so that runs of this process cannot interleave between check and create.
+ * A run is over: have the helper remove those of its placeholders that no run holds any more. Never
+ * throws — a placeholder left behind is an empty directory the next run's cleanup removes.
  */
-export function acquirePlaceholders(dirs: readonly string[]): void {
-  const done: string[] = [];
-  try {
-    for (const dir of dirs) {
-      let entry = entries.get(dir);
-      if (!entry) {
-        entry = { users: 0, created: create(dir) };
-        entries.set(dir, entry);
-      }
-      entry.users += 1;
-      done.push(dir);
-    }
-  } catch (error) {
-    releasePlaceholders(done);
-    throw error;
-  }
-}
-
-/** glibc's `major()`/`minor()` of a `dev_t`, as `/proc/locks` prints them (hex). */
-function devNumbers(dev: bigint): string {
-  const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn);
-  const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn);
-  return `${major.toString(16).padStart(2, "0")}:${minor.toString(16).padStart(2, "0")}`;
-}
-
-/**
- * Whether any process holds a lock on this inode, i.e. a sandbox (of this or another process) still
- * has it mounted. Unreadable `/proc/locks` counts as locked: a leftover empty directory is harmless,
- * detaching another sandbox's mount is not.
- */
-export function isLocked(id: Pick<Identity, "dev" | "ino">): boolean {
-  let table: string;
-  try {
-    table = fs.readFileSync("/proc/locks", "utf8");
-  } catch {
-    return true;
-  }
-  const key = `${devNumbers(id.dev)}:${id.ino}`;
-  return table.split("\n").some((line) => line.split(/\s+/).includes(key));
-}
-
-function removeIfUnused(dir: string, id: Identity): void {
-  try {
-    const stat = fs.lstatSync(dir, { bigint: true });
-    if (!stat.isDirectory() || stat.dev !== id.dev || stat.ino !== id.ino) return; // replaced: not ours any more
-    if (stat.mtimeNs !== id.mtimeNs) return; // touched by another process's run: in use, or about to be
-    if (fs.readdirSync(dir).length > 0) return;
-    if (isLocked(id)) return;
-    fs.rmdirSync(dir);
-  } catch {
-    // gone already (another run removed it), filled meanwhile (ENOTEMPTY), busy: leave it be
-  }
-}
-
-/**
- * A run is over: the last run of this process to use a placeholder removes it, if this process
- * created it, it is still that same empty directory, and no sandbox holds its lock. Never recursive.
- */
-export function releasePlaceholders(dirs: readonly string[]): void {
-  for (const dir of dirs) {
-    const entry = entries.get(dir);
-    if (!entry) continue;
-    entry.users -= 1;
-    if (entry.users > 0) continue;
-    entries.delete(dir);
-    if (entry.created) removeIfUnused(dir, entry.created);
-  }
+export function releasePlaceholders(helperPath: string, lockDir: string, dirs: readonly string[]): Promise<void> {
+  if (dirs.length === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    execFile(helperPath, ["--release-placeholders", ...placeholderArgs(lockDir, dirs)], { env: {}, timeout: 30_000 }, () => resolve());
+  });
 }

@@ -25,8 +25,10 @@ export interface LinuxPlanSettings {
   /** Process limit, or undefined for none. */
   processLimit?: number;
   privateTmpSizeBytes: number;
-  /** Directories the backend keeps read-only besides the caller's (the probe cache's). */
+  /** Directories the backend keeps read-only besides the caller's (the probe cache's, the placeholder locks'). */
   extraProtected: readonly string[];
+  /** Where the placeholders' lock files are (see `placeholders.ts`). */
+  placeholderLockDir: string;
   /** The backend accepts the Landlock layer where bubblewrap cannot run. */
   allowWeakerIsolation?: boolean;
   /** The backend's probe options, to find a probe this process already made (never a new one). */
@@ -61,8 +63,8 @@ function limitPlan(limit: number | undefined): { args: string[]; enforcement: st
   const uid = currentUid();
   const how = process.platform === "linux" ? planProcessLimit("bwrap", uid).how : "rlimit";
   const args = uid !== 0 ? ["--nproc", String(limit)] : [];
-  // A cgroup wraps the argv in `helper --cgroup DIR --exec-only --` at run time; the directory is
-  // made per run, so a plan names the enforcement but shows no cgroup path.
+  // A cgroup adds `--cgroup DIR` to the helper that starts bwrap at run time; the directory is made
+  // per run, so a plan names the enforcement but shows no cgroup path.
   return { args, enforcement: how === "cgroup" ? "pids cgroup made per run (not shown in argv)" : how === "rlimit" ? "RLIMIT_NPROC" : "not enforceable here" };
 }
 
@@ -102,6 +104,7 @@ export async function planLinuxRun(
     bwrapPath, helperPath: helper.path, mounts, procMount: true, cwd: spec.cwd, networkMode, ...(proxy ? { proxy } : {}),
     privateTmpSizeBytes: settings.privateTmpSizeBytes,
     dedicatedTerminal: opts.dedicatedTerminal === true, deferredEnv: deferred, limitArgs: limit.args, argv: spec.argv,
+    placeholderLockDir: settings.placeholderLockDir,
   });
   // Loader variables pass through the helper instead; proxy variables are dropped or replaced.
   const unsetEnv = Object.keys(spec.env).filter((name) => !(name in safe));
@@ -137,7 +140,7 @@ export async function planLinuxRun(
         helperPath: helper.path,
         helperBuilt: helper.built,
         procMount: true,
-        note: "a real run probes bubblewrap, user namespaces and seccomp first, checks that both binaries are root-owned and outside every writable root, and creates the placeholders for the run",
+        note: "a real run probes bubblewrap, user namespaces and seccomp first, checks that both binaries are root-owned and outside every writable root, and has the helper create the placeholders under their locks when the run starts (and remove them after the last run that holds them)",
       },
     },
   };

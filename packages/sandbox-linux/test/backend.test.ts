@@ -191,12 +191,15 @@ describe.skipIf(bwrapSkip !== undefined)(`policies under bwrap${bwrapSkip ? ` (s
     fs.chmodSync(dirs.base, 0o777);
     fs.chmodSync(dirs.ws, 0o777);
     // Transformed as root but spawned as nobody: a pids cgroup made for root could not be joined
-    // by nobody, so this run goes without one (limits.test.ts covers nobody's own runs).
-    const execEnv = await createLinuxSandboxBackend({ processLimit: "off" }).transform(
+    // by nobody, so this run goes without one (limits.test.ts covers nobody's own runs); the
+    // placeholders' lock files are made by the spawning user, so their directory is handed to nobody.
+    const lockDir = path.join(dirs.base, "locks");
+    const execEnv = await createLinuxSandboxBackend({ processLimit: "off", placeholderLockDir: lockDir }).transform(
       { argv: sh("echo ok > by-nobody && id -u && (echo x > /etc/sg-nobody || true)"), cwd: dirs.ws, env: baseEnv() },
       parseSandboxPolicy({ mode: "workspace-write" }),
       { sandboxPolicyCwd: dirs.ws },
     );
+    fs.chownSync(lockDir, 65534, 65534);
     const r = await run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", ...execEnv.argv], { cwd: dirs.ws, env: { ...execEnv.env } });
     await execEnv.cleanup?.();
     expect(r.stderr).toMatch(/Read-only file system|Permission denied/);

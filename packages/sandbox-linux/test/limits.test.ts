@@ -12,7 +12,7 @@ import {
   parseProcCgroup,
   planProcessLimit,
 } from "../src/process-limit.js";
-import { bwrapMissing, landlockMissing, makeDirs, nobodyCannotReach, processWithArgsExists, run, runSandboxed } from "./support.js";
+import { bwrapMissing, bwrapPart, landlockMissing, makeDirs, nobodyCannotReach, processWithArgsExists, run, runSandboxed } from "./support.js";
 
 /** Why the root-to-nobody tests cannot run here (computed once), or undefined. */
 const nobodySkip = nobodyCannotReach();
@@ -134,9 +134,10 @@ for (const layer of layers) {
       if (process.getuid?.() === 0) expect(cgroup, "as root only a cgroup binds").toBeDefined();
       else if (layer.name.startsWith("bwrap")) expect(execEnv.argv.join(" ")).toContain(`--nproc ${LIMIT} --`);
       if (cgroup && layer.name.startsWith("bwrap")) {
-        // the helper joins the cgroup on the host and execs bubblewrap, which starts the helper again inside
-        expect(execEnv.argv.slice(1, 5)).toEqual(["--cgroup", cgroup, "--exec-only", "--"]);
-        expect(execEnv.argv[5]).toMatch(/\/bwrap$/);
+        // the helper joins the cgroup on the host (and makes the placeholders) and execs bubblewrap,
+        // which starts the helper again inside
+        expect(execEnv.argv.slice(1, 3)).toEqual(["--cgroup", cgroup]);
+        expect(bwrapPart(execEnv.argv)[0]).toMatch(/\/bwrap$/);
         expect(execEnv.argv.filter((a) => a === execEnv.argv[0])).toHaveLength(2);
       }
       try {
@@ -247,7 +248,7 @@ describe.skipIf(process.platform !== "linux" || !locateHelper())("the helper's l
     [["--cgroup", "relative", "--net", "off", "--", "true"], /--cgroup needs an absolute path/],
     [["--exec-only", "--", "/bin/true"], /usage/],
     [["--cgroup", "/nonexistent-cgroup", "--exec-only", "--", "true"], /--exec-only needs an absolute program path/],
-    [["--cgroup", "/nonexistent-cgroup", "--exec-only", "--net", "off", "--", "/bin/true"], /--exec-only takes only --cgroup/],
+    [["--cgroup", "/nonexistent-cgroup", "--exec-only", "--net", "off", "--", "/bin/true"], /--exec-only takes only --cgroup and --placeholder/],
     [["--cgroup", "/nonexistent-cgroup", "--exec-only", "--", "/bin/true"], /open \/nonexistent-cgroup\/cgroup.procs: No such file/],
     [["--cgroup", "/nonexistent-cgroup", "--net", "off", "--", "/bin/true"], /open \/nonexistent-cgroup\/cgroup.procs: No such file/],
   ])("%j", async (args, message) => {

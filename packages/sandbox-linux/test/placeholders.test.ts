@@ -1,217 +1,173 @@
-// Placeholder directories on the host: who creates them, who may remove them, and when not.
+// Placeholder directories on the host, made and removed by the real helper under its locks: who
+// creates them, when a cleanup may remove them, and what it never removes.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LinuxSandboxError } from "../src/index.js";
-import { acquirePlaceholders, isLocked, LEFTOVER_AGE_MS, PLACEHOLDER_MODE, releasePlaceholders } from "../src/placeholders.js";
+import { LinuxSandboxError, locateHelper } from "../src/index.js";
+import { defaultPlaceholderLockDir, fallbackPlaceholderLockDir, placeholderArgs, placeholderLockFile, PLACEHOLDER_MODE, preparePlaceholderLockDir, releasePlaceholders } from "../src/placeholders.js";
+import { run } from "./support.js";
 
-const base = fs.mkdtempSync(path.join(os.tmpdir(), "sg-placeholders-"));
-afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+const helper = locateHelper();
+const skip = process.platform !== "linux" ? "not Linux" : helper ? undefined : "helper not built (run the package build)";
 
-let counter = 0;
-const fresh = (): string => path.join(base, `p${++counter}`);
-
-function identity(dir: string): { dev: bigint; ino: bigint } {
-  const stat = fs.lstatSync(dir, { bigint: true });
-  return { dev: stat.dev, ino: stat.ino };
-}
-
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-describe("placeholder directories", () => {
-  it("are created as empty directories and removed by the run that created them", () => {
-    const dir = fresh();
-    acquirePlaceholders([dir]);
-    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
-    expect(fs.readdirSync(dir)).toEqual([]);
-    releasePlaceholders([dir]);
-    expect(fs.existsSync(dir)).toBe(false);
+describe("placeholder lock files", () => {
+  it("are named by the placeholder's path: the same path, the same file; other paths, other files", () => {
+    const names = ["/w/.codex", "/w/.git", "/w/.codex/", "/v/.codex", "/w/.codeх"].map((p) => placeholderLockFile("/locks", p));
+    expect(new Set(names).size).toBe(names.length);
+    expect(placeholderLockFile("/locks", "/w/.codex")).toBe(names[0]);
+    for (const n of names) expect(n).toMatch(/^\/locks\/[0-9a-f]{16}\.lock$/);
+    expect(placeholderArgs("/locks", ["/w/.codex"])).toEqual(["--placeholder", names[0], "/w/.codex"]);
   });
+});
 
-  it("stay while another run of this process still uses them", () => {
-    const dir = fresh();
-    acquirePlaceholders([dir]);
-    acquirePlaceholders([dir]);
-    releasePlaceholders([dir]);
-    expect(fs.existsSync(dir)).toBe(true);
-    releasePlaceholders([dir]);
-    expect(fs.existsSync(dir)).toBe(false);
-  });
+describe.skipIf(skip !== undefined)(`placeholder directories${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  const h = helper as string;
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "sg-placeholders-"));
+  const locks = path.join(base, "locks");
+  fs.mkdirSync(locks, { mode: 0o700 });
+  afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+  let counter = 0;
+  const fresh = (): string => path.join(base, `p${++counter}`);
+  /** What a run's launch does before bubblewrap: make and lock the placeholder, then exec `argv`. */
+  const hold = (dir: string, argv: string[]) => [h, ...placeholderArgs(locks, [dir]), "--exec-only", "--", ...argv];
 
-  it("are marked with mode 1755, whatever the umask", () => {
+  it("are made by the run's helper, marked 1755 whatever the umask, and removed by the cleanup when no run holds them", async () => {
     const dir = fresh();
-    const umask = process.umask(0o077);
-    try {
-      acquirePlaceholders([dir]);
-    } finally {
-      process.umask(umask);
-    }
+    const r = await run(["/bin/sh", "-c", 'umask 077; exec "$@"', "sh", ...hold(dir, ["/bin/sh", "-c", `test -d ${dir} && echo MADE`])]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("MADE\n");
     expect(fs.lstatSync(dir).mode & 0o7777).toBe(PLACEHOLDER_MODE);
-    releasePlaceholders([dir]);
-  });
-
-  /** What a run killed before its cleanup leaves: a marked empty directory, untouched for `ageMs`. */
-  function markedPlaceholder(ageMs: number): string {
-    const dir = fresh();
-    fs.mkdirSync(dir);
-    fs.chmodSync(dir, PLACEHOLDER_MODE);
-    const then = new Date(Date.now() - ageMs);
-    fs.utimesSync(dir, then, then);
-    return dir;
-  }
-
-  it("adopt a leftover placeholder (marked, empty, locked by no one, untouched for a while) and remove it after the run", () => {
-    const dir = markedPlaceholder(LEFTOVER_AGE_MS + 5_000);
-    acquirePlaceholders([dir]);
-    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
-    releasePlaceholders([dir]);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    await releasePlaceholders(h, locks, [dir]);
     expect(fs.existsSync(dir)).toBe(false);
   });
 
-  it("never adopt a fresh marked placeholder: another process may have made it and not mounted it yet", () => {
-    const dir = markedPlaceholder(1_000);
-    acquirePlaceholders([dir]);
-    releasePlaceholders([dir]);
-    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
-    // control: the same directory, old enough, is adopted and removed
-    const old = markedPlaceholder(LEFTOVER_AGE_MS + 5_000);
-    acquirePlaceholders([old]);
-    releasePlaceholders([old]);
-    expect(fs.existsSync(old)).toBe(false);
-  });
-
-  it("touch a placeholder they find, so that the process that made it leaves it alone", () => {
-    const dir = markedPlaceholder(1_000);
-    const before = fs.lstatSync(dir, { bigint: true }).mtimeNs;
-    acquirePlaceholders([dir]);
-    expect(fs.lstatSync(dir, { bigint: true }).mtimeNs).not.toBe(before);
-    releasePlaceholders([dir]);
-  });
-
-  it("are left by the run that made them when another process's run touched them meanwhile", () => {
+  it("stay while a run holds their lock (from before they are made until its sandbox has them mounted), and go with the last run", async () => {
     const dir = fresh();
-    acquirePlaceholders([dir]);
-    // another process found it and marked it as in use (what its acquirePlaceholders does)
-    const later = new Date(Date.now() + 2_000);
-    fs.utimesSync(dir, later, later);
-    releasePlaceholders([dir]);
-    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
-    // control: untouched, the same run's cleanup removes it
-    const untouched = fresh();
-    acquirePlaceholders([untouched]);
-    releasePlaceholders([untouched]);
-    expect(fs.existsSync(untouched)).toBe(false);
-  });
-
-  it("never adopt a marked directory that is not empty, nor one with any other mode", () => {
-    const filled = fresh();
-    fs.mkdirSync(filled);
-    fs.chmodSync(filled, PLACEHOLDER_MODE);
-    fs.writeFileSync(path.join(filled, "config.toml"), "x");
-    acquirePlaceholders([filled]);
-    fs.unlinkSync(path.join(filled, "config.toml")); // emptied during the run: still not ours
-    releasePlaceholders([filled]);
-    expect(fs.lstatSync(filled).isDirectory()).toBe(true);
-
-    for (const mode of [0o755, 0o1777, 0o1700, 0o555]) {
-      const dir = fresh();
-      fs.mkdirSync(dir);
-      fs.chmodSync(dir, mode);
-      acquirePlaceholders([dir]);
-      releasePlaceholders([dir]);
-      expect(fs.lstatSync(dir).isDirectory(), mode.toString(8)).toBe(true);
-    }
-  });
-
-  it("are never removed when they were there before unmarked (the user's own directory, an older version's leftover)", () => {
-    const dir = fresh();
-    fs.mkdirSync(dir);
-    acquirePlaceholders([dir]);
-    releasePlaceholders([dir]);
-    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
-  });
-
-  it("are never removed recursively, nor when replaced by another directory", () => {
-    const filled = fresh();
-    acquirePlaceholders([filled]);
-    fs.writeFileSync(path.join(filled, "config.toml"), "x");
-    releasePlaceholders([filled]);
-    expect(fs.readFileSync(path.join(filled, "config.toml"), "utf8")).toBe("x");
-
-    const replaced = fresh();
-    acquirePlaceholders([replaced]);
-    fs.renameSync(replaced, `${replaced}.old`); // keeps the old inode alive, so the new one differs
-    fs.mkdirSync(replaced);
-    releasePlaceholders([replaced]);
-    expect(fs.existsSync(replaced)).toBe(true);
-  });
-
-  it("tolerate another run having removed them already", () => {
-    const dir = fresh();
-    acquirePlaceholders([dir]);
-    fs.rmdirSync(dir);
-    expect(() => releasePlaceholders([dir])).not.toThrow();
-  });
-
-  it("fail with a typed error when they cannot be created, undoing the ones already made", () => {
-    const made = fresh();
-    const impossible = path.join(fresh(), "no-parent");
-    let error: unknown;
+    // Without bubblewrap the lock simply stays with the exec'd program: a run still setting up.
+    const [program, ...args] = hold(dir, ["/bin/sleep", "30"]);
+    const child = spawn(program as string, args, { stdio: "ignore" });
     try {
-      acquirePlaceholders([made, impossible]);
-    } catch (e) {
-      error = e;
+      for (let i = 0; i < 200 && !fs.existsSync(dir); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(fs.lstatSync(dir).isDirectory()).toBe(true);
+      await releasePlaceholders(h, locks, [dir]);
+      expect(fs.lstatSync(dir).isDirectory()).toBe(true);
+      // Unlocked, the same cleanup removes it. Control: the lock was what kept it.
+    } finally {
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("close", resolve));
     }
-    expect(error).toBeInstanceOf(LinuxSandboxError);
-    expect(error).toMatchObject({ failure: "setup-failed", code: "SANDBOX_TRANSFORM_FAILED" });
-    expect((error as Error).message).toContain(impossible);
-    expect(fs.existsSync(made)).toBe(false);
+    await releasePlaceholders(h, locks, [dir]);
+    expect(fs.existsSync(dir)).toBe(false);
   });
 
-  it.skipIf(!fs.existsSync("/usr/bin/flock") || !fs.existsSync("/proc/locks"))(
-    "stay while another process holds a lock on them (another sandbox still has them mounted)",
-    async () => {
-      const dir = fresh();
-      acquirePlaceholders([dir]);
-      // `cat` holds the lock until its stdin closes, so nothing outlives the test
-      const holder = spawn("/usr/bin/flock", ["--shared", dir, "cat"], { stdio: ["pipe", "ignore", "ignore"] });
-      const exited = new Promise((resolve) => holder.on("close", resolve));
-      try {
-        await waitFor(() => isLocked(identity(dir)), "the lock to show in /proc/locks");
-        releasePlaceholders([dir]);
-        expect(fs.lstatSync(dir).isDirectory()).toBe(true);
-      } finally {
-        holder.stdin.end();
-        await exited;
-      }
-      expect(isLocked(identity(dir))).toBe(false);
-    },
-  );
+  it("a run waits for a cleanup holding the exclusive lock, then makes its placeholder", async () => {
+    const dir = fresh();
+    const lock = placeholderLockFile(locks, dir);
+    fs.writeFileSync(lock, "", { mode: 0o600 });
+    const released = path.join(base, `released-${counter}`);
+    // The holder marks the moment just before it lets go; the run's command looks for the mark.
+    const holder = spawn("flock", ["-x", lock, "/bin/sh", "-c", `echo held; sleep 0.4; touch ${released}`], { stdio: ["ignore", "pipe", "ignore"] });
+    await new Promise((resolve) => holder.stdout.once("data", resolve));
+    expect(fs.existsSync(released)).toBe(false);
+    const r = await run(hold(dir, ["/bin/sh", "-c", `test -d ${dir} && echo MADE; test -e ${released} && echo AFTER`]));
+    expect(r.stdout).toBe("MADE\nAFTER\n");
+    await releasePlaceholders(h, locks, [dir]);
+  });
 
-  it.skipIf(!fs.existsSync("/usr/bin/flock") || !fs.existsSync("/proc/locks"))(
-    "never adopt a marked directory another process's sandbox holds locked (it is in use, not left over)",
-    async () => {
-      const dir = markedPlaceholder(LEFTOVER_AGE_MS + 5_000); // old enough: only the lock keeps it
-      const holder = spawn("/usr/bin/flock", ["--shared", dir, "cat"], { stdio: ["pipe", "ignore", "ignore"] });
-      const exited = new Promise((resolve) => holder.on("close", resolve));
-      try {
-        await waitFor(() => isLocked(identity(dir)), "the lock to show in /proc/locks");
-        acquirePlaceholders([dir]);
-      } finally {
-        holder.stdin.end();
-        await exited;
-      }
-      // unlocked by now, but it was in use when this run looked: not this run's to remove
-      releasePlaceholders([dir]);
-      expect(fs.lstatSync(dir).isDirectory()).toBe(true);
-    },
-  );
+  it("a cleanup never removes a user's own directory, a non-empty one, a symlink, or a missing one", async () => {
+    const own = fresh();
+    fs.mkdirSync(own, { mode: 0o755 });
+    const full = fresh();
+    fs.mkdirSync(full);
+    fs.chmodSync(full, PLACEHOLDER_MODE);
+    fs.writeFileSync(path.join(full, "config.toml"), "x");
+    const target = fresh();
+    fs.mkdirSync(target);
+    fs.chmodSync(target, PLACEHOLDER_MODE);
+    const link = fresh();
+    fs.symlinkSync(target, link);
+    const missing = fresh();
+    const r = await run([h, "--release-placeholders", ...placeholderArgs(locks, [own, full, link, missing])]);
+    expect(r.code).toBe(0);
+    expect(fs.lstatSync(own).isDirectory()).toBe(true);
+    expect(fs.readdirSync(full)).toEqual(["config.toml"]);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(fs.lstatSync(target).isDirectory()).toBe(true);
+    // Control: the marked, empty directory behind the link is removed when named itself.
+    await releasePlaceholders(h, locks, [target]);
+    expect(fs.existsSync(target)).toBe(false);
+  });
+
+  it("a run mounts a directory that is there already as it is: neither marks it nor lets the cleanup remove it", async () => {
+    const own = fresh();
+    fs.mkdirSync(own, { mode: 0o700 });
+    expect((await run(hold(own, ["/bin/true"]))).code).toBe(0);
+    expect(fs.lstatSync(own).mode & 0o7777).toBe(0o700);
+    await releasePlaceholders(h, locks, [own]);
+    expect(fs.lstatSync(own).isDirectory()).toBe(true);
+  });
+
+  it("refuse a lock file that is a symlink, and bad arguments, with exit 125 and the reason", async () => {
+    const dir = fresh();
+    const lock = placeholderLockFile(locks, dir);
+    fs.symlinkSync(path.join(base, "elsewhere"), lock);
+    const r = await run(hold(dir, ["/bin/true"]));
+    expect(r.code).toBe(125);
+    expect(r.stderr).toContain(`open lock file ${lock}`);
+    expect(fs.existsSync(dir)).toBe(false);
+    expect(fs.existsSync(path.join(base, "elsewhere"))).toBe(false);
+    for (const [args, message] of [
+      [["--placeholder", lock, dir, "--net", "off", "--", "/bin/true"], /only meaningful with --exec-only/],
+      [["--placeholder", "relative.lock", dir, "--exec-only", "--", "/bin/true"], /absolute paths/],
+      [["--release-placeholders"], /takes only --placeholder/],
+      [["--release-placeholders", "--placeholder", lock, dir, "--", "/bin/true"], /takes only --placeholder/],
+    ] as const) {
+      const bad = await run([h, ...args]);
+      expect(bad.code, args.join(" ")).toBe(125);
+      expect(bad.stderr).toMatch(message);
+    }
+  });
+
+  it("the lock directory is made owner-only, tightened when others may write it, and refused when it is not this user's directory", async () => {
+    const made = path.join(base, "made", "locks");
+    expect(await preparePlaceholderLockDir(made)).toBe(made);
+    expect(fs.lstatSync(made).mode & 0o777).toBe(0o700);
+    const loose = path.join(base, "loose");
+    fs.mkdirSync(loose);
+    fs.chmodSync(loose, 0o777);
+    await preparePlaceholderLockDir(loose);
+    expect(fs.lstatSync(loose).mode & 0o777).toBe(0o700);
+    const link = path.join(base, "link-locks");
+    fs.symlinkSync(locks, link);
+    const file = path.join(base, "file-locks");
+    fs.writeFileSync(file, "");
+    for (const bad of [link, file]) {
+      const error = await preparePlaceholderLockDir(bad).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LinuxSandboxError);
+      expect((error as LinuxSandboxError).failure).toBe("setup-failed");
+      expect((error as Error).message).toContain(bad);
+      expect((error as Error).message).toContain("placeholderLockDir");
+    }
+  });
+
+  it("without a configured directory: the one under the cache home, else /tmp/shellgate-UID/locks for a user whose home cannot be written", async () => {
+    const cache = path.join(base, "xdg-cache");
+    const saved = process.env["XDG_CACHE_HOME"];
+    try {
+      process.env["XDG_CACHE_HOME"] = cache;
+      expect(defaultPlaceholderLockDir()).toBe(path.join(cache, "shellgate", "locks"));
+      expect(await preparePlaceholderLockDir()).toBe(path.join(cache, "shellgate", "locks"));
+      // a file where the cache directory should be: the home is unusable, the fallback is taken
+      process.env["XDG_CACHE_HOME"] = path.join(base, "file-locks");
+      expect(await preparePlaceholderLockDir()).toBe(fallbackPlaceholderLockDir());
+      expect(fallbackPlaceholderLockDir()).toBe(`/tmp/shellgate-${process.getuid?.()}/locks`);
+      expect(fs.lstatSync(fallbackPlaceholderLockDir()).mode & 0o777).toBe(0o700);
+    } finally {
+      if (saved === undefined) delete process.env["XDG_CACHE_HOME"];
+      else process.env["XDG_CACHE_HOME"] = saved;
+    }
+  });
 });

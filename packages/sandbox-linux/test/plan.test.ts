@@ -5,15 +5,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isLikelySandboxDenied, parseSandboxPolicy, SandboxManager } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, LINUX_DENIAL_SIGNALS } from "../src/index.js";
-import { baseEnv, bwrapMissing, makeDirs, run, sh } from "./support.js";
+import { baseEnv, bwrapMissing, bwrapPart, makeDirs, run, sh, withoutCgroup } from "./support.js";
 
 const bwrapSkip = await bwrapMissing();
-
-/** The argv without the `helper --cgroup DIR --exec-only --` prefix a run as root gets for its pids cgroup. */
-function withoutCgroupWrapper(argv: readonly string[]): string[] {
-  const i = argv.indexOf("--exec-only");
-  return i >= 0 && argv[1] === "--cgroup" ? argv.slice(i + 2) : [...argv];
-}
 
 describe("plan", () => {
   const dirs = makeDirs("plan");
@@ -24,8 +18,11 @@ describe("plan", () => {
   it("creates nothing and probes nothing: a missing carve-out gets no placeholder, a made-up bubblewrap path is kept", async () => {
     const backend = createLinuxSandboxBackend({ bwrapPath: "/opt/nowhere/bwrap" });
     const plan = await backend.plan(spec(), policy, { sandboxPolicyCwd: dirs.ws });
-    expect(plan.argv[0]).toBe("/opt/nowhere/bwrap");
+    expect(bwrapPart(plan.argv)[0]).toBe("/opt/nowhere/bwrap");
     expect(plan.plan["placeholders"]).toContain(path.join(dirs.ws, ".codex"));
+    // the helper that starts bwrap would make it, under its lock
+    const at = plan.argv.indexOf(path.join(dirs.ws, ".codex"));
+    expect(plan.argv.slice(at - 2, at + 1)).toEqual(["--placeholder", expect.stringMatching(/\.lock$/), path.join(dirs.ws, ".codex")]);
     expect(fs.existsSync(path.join(dirs.ws, ".codex"))).toBe(false);
     expect(fs.existsSync(path.join(dirs.ws, "made-by-command"))).toBe(false);
     // the writable roots are binds of their own; the loader variable leaves the environment and
@@ -46,7 +43,8 @@ describe("plan", () => {
     expect(plan.env).toEqual({ CODEX_SANDBOX: "linux", CODEX_SANDBOX_NETWORK_DISABLED: "1" });
     expect(plan.argv).toContain("--unshare-all");
     expect(plan.argv).not.toContain("--share-net");
-    expect(plan.argv.slice(plan.argv.indexOf("--") + 1, plan.argv.indexOf("--") + 4)).toEqual([plan.plan["assumed"] && (plan.plan["assumed"] as { helperPath: string }).helperPath, "--net", "off"]);
+    const bwrap = bwrapPart(plan.argv);
+    expect(bwrap.slice(bwrap.indexOf("--") + 1, bwrap.indexOf("--") + 4)).toEqual([plan.plan["assumed"] && (plan.plan["assumed"] as { helperPath: string }).helperPath, "--net", "off"]);
   });
 
   it.skipIf(bwrapSkip !== undefined)(`is the argv a real run spawns${bwrapSkip ? ` (skipped: ${bwrapSkip})` : ""}`, async () => {
@@ -54,12 +52,13 @@ describe("plan", () => {
     const plan = await backend.plan(spec(), policy, { sandboxPolicyCwd: dirs.ws });
     const env = await backend.transform(spec(), policy, { sandboxPolicyCwd: dirs.ws });
     try {
-      expect(withoutCgroupWrapper(env.argv)).toEqual(plan.argv);
+      expect(withoutCgroup(env.argv)).toEqual(plan.argv);
       expect(env.denialSignals).toEqual(LINUX_DENIAL_SIGNALS.bwrap);
-      // the run's placeholder exists while it is prepared; the plan made none
-      expect(fs.existsSync(path.join(dirs.ws, ".codex"))).toBe(true);
-      const r = await run(env.argv, { cwd: env.cwd, env: { ...env.env } });
+      // neither the plan nor the transform makes the placeholder: the run's helper does, when it starts
+      expect(fs.existsSync(path.join(dirs.ws, ".codex"))).toBe(false);
+      const r = await run([...env.argv.slice(0, -3), ...sh("touch made-by-command; test -d .codex && echo HELD")], { cwd: env.cwd, env: { ...env.env } });
       expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe("HELD\n");
       expect(fs.existsSync(path.join(dirs.ws, "made-by-command"))).toBe(true);
     } finally {
       await env.cleanup?.();

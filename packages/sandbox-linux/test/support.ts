@@ -150,3 +150,17 @@ export function nobodyCannotReach(): string | undefined {
     dir = parent;
   }
 }
+
+/**
+ * A run's argv without the `--cgroup DIR` a root run's launching helper gets (its directory is made
+ * per run, so a plan cannot show it); everything else, placeholders included, as spawned.
+ */
+export function withoutCgroup(argv: readonly string[]): string[] {
+  return argv[1] === "--cgroup" ? [argv[0] as string, ...argv.slice(3)] : [...argv];
+}
+
+/** The bubblewrap part of a run's argv: what follows the launching helper's `--exec-only --`. */
+export function bwrapPart(argv: readonly string[]): string[] {
+  const i = argv.indexOf("--exec-only");
+  return i >= 0 && argv[i + 1] === "--" ? argv.slice(i + 2) : [...argv];
+}
