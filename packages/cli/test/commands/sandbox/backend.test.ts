@@ -61,8 +61,13 @@ describe("shellgate sandbox --dry-run (built bin; planning needs no sandbox, so 
     expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "plan"]);
     expect(r.stdout).toBe(`${JSON.stringify(printed, null, 2)}\n`);
     expect(printed.backend).toBe("linux");
-    expect(path.basename(printed.argv[0] ?? "")).toBe("bwrap");
-    expect(path.isAbsolute(printed.argv[0] ?? "")).toBe(true);
+    // the helper that makes the run's placeholders under their locks starts bwrap
+    const launch = printed.argv.indexOf("--exec-only");
+    expect(path.basename(printed.argv[0] ?? "")).toBe("shellgate-sandbox-helper");
+    expect(printed.argv[1]).toBe("--placeholder");
+    expect(printed.argv[launch + 1]).toBe("--");
+    expect(path.basename(printed.argv[launch + 2] ?? "")).toBe("bwrap");
+    expect(path.isAbsolute(printed.argv[launch + 2] ?? "")).toBe(true);
     const bound = printed.argv.some((a, i) => a === "--bind" && printed.argv[i + 1] === out && printed.argv[i + 2] === out);
     expect(bound, printed.argv.join(" ")).toBe(true);
     expect(printed.argv.slice(-2)).toEqual(["touch", made]);
