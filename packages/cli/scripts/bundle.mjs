@@ -1,9 +1,10 @@
 // Bundles the two CLI entry points (after `tsc -b`) into dist/bundle/ so that start-up loads a few
 // files instead of ~280 modules (most of the cost of `shellgate sandbox` / `policy-check` used to be
-// module resolution and loading). `shellgate` is ES modules with code splitting; `policy-check` is
-// built apart, as one CommonJS file (see below). Behaviour is the same as running dist/bin/*.js directly:
-// - code splitting keeps each command module (`import(`./commands/${module}/index.js`)` in run-command.ts)
-//   and every other dynamic import in its own chunk, loaded only when used;
+// module resolution and loading). `shellgate` is one CommonJS file run through V8's code cache (see
+// below); `policy-check` is built apart, as CommonJS files of its own. Behaviour is the same as running
+// dist/bin/*.js directly:
+// - each command module (`import(`./commands/${module}/index.js`)` in run-command.ts) and every other
+//   internal dynamic import is a module body run only when used;
 // - execpolicy's compile module: its loader (compile-loader.ts) `require`s it synchronously by its
 //   declared subpath export, `@shellgate/execpolicy/compiler`. esbuild cannot see through
 //   `createRequire`, so Node resolves that name from node_modules at run time (the synchronous entry
@@ -14,7 +15,7 @@
 // - packages that load files relative to their own modules (.wasm, native addons) or that are large
 //   and only used by some commands stay external and are imported from node_modules as before.
 import { createRequire } from "node:module";
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -82,16 +83,46 @@ const common = {
 };
 
 await rm(outdir, { recursive: true, force: true });
+
+// The source packages are ES modules; a CommonJS file knows its own URL only as __filename.
+const cjsUrl = {
+  define: { "import.meta.url": "__importMetaUrl" },
+  banner: { js: 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+};
+
+// shellgate is one CommonJS file, run by dist/bundle/launch.cjs through V8's code cache (see
+// src/launch/run-bundle.ts): a cached start neither parses nor compiles it, so one file of every
+// command costs less than ES module chunks loaded per command (measured, interleaved: `sandbox --
+// /bin/true` 177 → 128 ms, `exec -- /bin/true` 217 → 166 ms). Internal `import()`s become lazily run
+// module bodies; those of external ES modules stay `import()` and are then renamed to the launcher's
+// (`_sgimp`, as long as `import`, so that the source map still fits).
+const SHELLGATE_FILE = join(outdir, "shellgate.cjs");
 const shellgate = await build({
   ...common,
-  entryPoints: { shellgate: join(root, "dist", "bin", "shellgate.js") },
-  outdir,
-  splitting: true,
-  format: "esm",
+  ...cjsUrl,
+  entryPoints: [join(root, "dist", "bin", "shellgate.js")],
+  outfile: SHELLGATE_FILE,
+  format: "cjs",
+  supported: { "dynamic-import": true },
   external: EXTERNAL.flatMap((p) => [p, `${p}/*`]),
-  entryNames: "[name]",
-  chunkNames: "[name]-[hash]",
   plugins: [zodMembers],
+});
+{
+  const code = await readFile(SHELLGATE_FILE, "utf8");
+  if (code.includes("_sgimp")) throw new Error("bundle: shellgate.cjs already uses the name _sgimp");
+  // Every real `import(` is a call; the one other occurrence is a string esbuild names a glob with.
+  const rewritten = code.replace(/(?<!['"\w$.])import\(/g, "_sgimp(");
+  const left = rewritten.match(/(?<!['"\w$.])import\(/g);
+  if (left) throw new Error(`bundle: ${left.length} import() calls left in shellgate.cjs`);
+  await writeFile(SHELLGATE_FILE, rewritten);
+}
+const launch = await build({
+  ...common,
+  ...cjsUrl,
+  entryPoints: [join(root, "dist", "launch", "shellgate-launch.js")],
+  outfile: join(outdir, "launch.cjs"),
+  format: "cjs",
+  supported: { "dynamic-import": true },
 });
 
 // policy-check is built apart, as CommonJS files sharing nothing with the shellgate bundle. A check
@@ -109,12 +140,10 @@ const shellgate = await build({
 // zod (only `--stdin`) is loaded from node_modules.
 const cjs = {
   ...common,
+  ...cjsUrl,
   format: "cjs",
   supported: { "dynamic-import": false },
   external: [...EXTERNAL, "zod"].flatMap((p) => [p, `${p}/*`]),
-  // The sources are ES modules: `import.meta.url` (createRequire, version.ts) is the file's own URL.
-  define: { "import.meta.url": "__importMetaUrl" },
-  banner: { js: 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
 /** Resolve `specifier` imported from a file matching `importer` to the sibling file `file`, unbundled. */
 const apart = (specifier, importer, file) => ({
@@ -150,6 +179,6 @@ for (const [result, what, file] of [[policyCheck, /[\\/]commands[\\/]policy-chec
   if (inlined.length) throw new Error(`bundle: ${file} holds what belongs in a file of its own (${inlined.join(", ")}); see apart()`);
 }
 
-const outputs = [shellgate, policyCheck, policyCheckMain, policyCheckCompiler].flatMap((result) => Object.entries(result.metafile.outputs)).filter(([file]) => /\.c?js$/.test(file));
+const outputs = [shellgate, launch, policyCheck, policyCheckMain, policyCheckCompiler].flatMap((result) => Object.entries(result.metafile.outputs)).filter(([file]) => /\.c?js$/.test(file));
 const bytes = outputs.reduce((n, [, o]) => n + o.bytes, 0);
 process.stdout.write(`bundle: ${outputs.length} files, ${(bytes / 1024).toFixed(0)} KiB in dist/bundle/\n`);

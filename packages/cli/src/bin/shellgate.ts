@@ -48,32 +48,38 @@ Examples:
 `;
 }
 
-let args = process.argv.slice(2);
-// Global flags before the command name.
-const leadingDebug = args[0] === "--debug";
-if (leadingDebug) args = args.slice(1);
-const [name, ...rest] = args;
-if (leadingDebug) rest.unshift("--debug");
-if (name === undefined || name === "--help" || name === "-h") {
-  process.stdout.write(usage());
-  process.exitCode = name === undefined ? 2 : 0;
-} else if (name === "help") {
-  const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
-  if (topic) process.exitCode = await runCommandModule(topic.module, ["--help"]);
-  else process.stdout.write(usage());
-} else if (name === "--version" || name === "-V" || name === "version") {
-  const { readPackageVersion } = await import("../version.js");
-  process.stdout.write(`shellgate ${readPackageVersion()}\n`);
-} else {
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`shellgate: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
-    process.exitCode = 2;
+// A function, not top-level code: the bundle is CommonJS (see src/launch/run-bundle.ts), which has
+// no top-level await.
+async function main(): Promise<void> {
+  let args = process.argv.slice(2);
+  // Global flags before the command name.
+  const leadingDebug = args[0] === "--debug";
+  if (leadingDebug) args = args.slice(1);
+  const [name, ...rest] = args;
+  if (leadingDebug) rest.unshift("--debug");
+  if (name === undefined || name === "--help" || name === "-h") {
+    process.stdout.write(usage());
+    process.exitCode = name === undefined ? 2 : 0;
+  } else if (name === "help") {
+    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
+    if (topic) process.exitCode = await runCommandModule(topic.module, ["--help"]);
+    else process.stdout.write(usage());
+  } else if (name === "--version" || name === "-V" || name === "version") {
+    const { readPackageVersion } = await import("../version.js");
+    process.stdout.write(`shellgate ${readPackageVersion()}\n`);
   } else {
-    process.exitCode = await runCommandModule(command.module, rest);
-    exitWhenFlushed();
+    const command = COMMANDS[name];
+    if (!command) {
+      process.stderr.write(`shellgate: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+      process.exitCode = 2;
+    } else {
+      process.exitCode = await runCommandModule(command.module, rest);
+      exitWhenFlushed();
+    }
   }
 }
+
+void main();
 
 /**
  * A command is finished when its `run` returns; a handle someone forgot to close (a timer in a library,

@@ -24,8 +24,11 @@ function home(env: ProtectedPathsEnv): string {
  * writable root, whether they exist or not: shellgate's user configuration directory
  * (`$SHELLGATE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/shellgate`, else `%APPDATA%\shellgate` on Windows,
  * else `~/.config/shellgate`), the Codex rules directory (`$CODEX_HOME/rules`, else `~/.codex/rules`),
- * policy-check's compiled-policy cache (execpolicy's `defaultPolicyCacheDir`), and the workspace's
- * `.shellgate`. A command that could write any of them could loosen the rules its next run is judged by.
+ * policy-check's compiled-policy cache (execpolicy's `defaultPolicyCacheDir`), shellgate's cache
+ * directory as a whole (`$XDG_CACHE_HOME/shellgate`, else `~/.cache/shellgate`: the policy cache's
+ * usual parent, the Linux sandbox's probe cache and placeholder locks, and the compiled code the CLI
+ * starts from), and the workspace's `.shellgate`. A command that could write any of them could loosen
+ * the rules its next run is judged by, or run its own code in the next CLI start.
  * `Orchestrator.create` holds these on top of the caller's `protectedPaths`; they are the same
  * locations the shellgate CLI reads its configuration from.
  */
@@ -36,6 +39,7 @@ export function defaultProtectedPaths(input: ProtectedPathsInput): string[] {
     shellgateUserConfigDir(env, platform),
     codexRulesDir(env),
     defaultPolicyCacheDir(env),
+    shellgateCacheDir(env),
     path.join(input.cwd, ".shellgate"),
   ];
 }
@@ -47,6 +51,11 @@ function shellgateUserConfigDir(env: ProtectedPathsEnv, platform: NodeJS.Platfor
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "shellgate");
   if (platform === "win32" && env["APPDATA"]) return path.join(env["APPDATA"], "shellgate");
   return path.join(home(env), ".config", "shellgate");
+}
+
+function shellgateCacheDir(env: ProtectedPathsEnv): string {
+  const xdg = env["XDG_CACHE_HOME"];
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home(env), ".cache"), "shellgate");
 }
 
 function codexRulesDir(env: ProtectedPathsEnv): string {

@@ -10,6 +10,7 @@ import {
   type SandboxPolicyInput,
   type TransformOptions,
 } from "@shellgate/sandbox";
+import { shellgateCacheDir } from "../../launch/code-cache.js";
 import { SANDBOX_BACKENDS, createSandboxManager } from "../../sandbox-backends.js";
 import type { SandboxCommandRequest } from "./args.js";
 
@@ -69,7 +70,8 @@ function sandboxInputs(request: RunRequest): { spec: CommandSpec; policy: Sandbo
   return {
     spec: { argv: request.argv, cwd, env: hostEnv() },
     policy: parseSandboxPolicy(policyFor(request)),
-    options: { sandboxPolicyCwd: cwd, ...(request.backend !== undefined ? { backend: request.backend } : {}) },
+    // shellgate's cache directory holds the code the next CLI start runs (src/launch/code-cache.ts)
+    options: { sandboxPolicyCwd: cwd, protectedPaths: [shellgateCacheDir()], ...(request.backend !== undefined ? { backend: request.backend } : {}) },
   };
 }
 

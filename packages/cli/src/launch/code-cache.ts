@@ -1,0 +1,84 @@
+// Where the CLI keeps V8's compiled code for its bundle, and when a cache file may be used.
+//
+// A code cache is code: V8 runs what it holds. It lives in shellgate's cache directory, which every
+// sandbox shellgate builds keeps read-only (the orchestrator's `defaultProtectedPaths`, and the
+// `sandbox` command's own protected paths), and a file is used only when it, and the directory it is
+// in, belong to this user and no one else can write them. V8 itself refuses a cache made by another
+// V8 version, with other flags, or for a source of another length; the file name adds the bundle's
+// identity (inode, size, modification time), so a rebuilt bundle never meets an old cache.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** `$XDG_CACHE_HOME/shellgate` (absolute only), else `~/.cache/shellgate`. */
+export function shellgateCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const xdg = env["XDG_CACHE_HOME"];
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(env["HOME"] || os.homedir(), ".cache"), "shellgate");
+}
+
+/**
+ * The directory of the CLI's code cache, `<shellgateCacheDir>/v8`; undefined when
+ * `SHELLGATE_CODE_CACHE=off` turns the cache off.
+ */
+export function codeCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  return env["SHELLGATE_CODE_CACHE"] === "off" ? undefined : path.join(shellgateCacheDir(env), "v8");
+}
+
+/** FNV-1a of a short text, as 8 hex digits: names, not security (see the top of the file). */
+function fnv(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+/** The cache file for this bundle (as `stat` sees it now) under this Node.js and architecture. */
+export function codeCacheFile(dir: string, bundle: string, stat: fs.Stats): string {
+  const identity = `${bundle}\0${stat.dev}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}`;
+  return path.join(dir, `${path.basename(bundle)}-${process.version}-${process.arch}-${fnv(identity)}.bin`);
+}
+
+const PREFIX_OF = (file: string) => path.basename(file).replace(/-v\d[^-]*-[^-]+-[0-9a-f]{8}\.bin$/, "-");
+
+/** Owned by this user (where there are uids) and writable by no one else. */
+function ownOnly(stat: fs.Stats): boolean {
+  const uid = process.getuid?.();
+  return (uid === undefined || stat.uid === uid) && (process.platform === "win32" || (stat.mode & 0o022) === 0);
+}
+
+/** The cache file's bytes, when the file and its directory are fit to be trusted; else undefined. */
+export function readCodeCache(file: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    const dir = fs.lstatSync(path.dirname(file));
+    if (!dir.isDirectory() || !ownOnly(dir)) return undefined;
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || !ownOnly(stat)) return undefined;
+    return fs.readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * Store a cache file atomically (owner-only), and remove this bundle's caches for other builds or
+ * Node.js versions. Failures are ignored: the cache only saves time.
+ */
+export function writeCodeCache(file: string, data: Buffer): void {
+  const dir = path.dirname(file);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!ownOnly(fs.lstatSync(dir)) || !fs.lstatSync(dir).isDirectory()) return;
+    fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" });
+    fs.renameSync(tmp, file);
+    const prefix = PREFIX_OF(file);
+    for (const name of fs.readdirSync(dir)) {
+      if (name !== path.basename(file) && name.startsWith(prefix) && name.endsWith(".bin")) fs.rmSync(path.join(dir, name), { force: true });
+    }
+  } catch {
+    fs.rmSync(tmp, { force: true });
+  }
+}
