@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ApprovalPolicyNameSchema, SandboxModeNameSchema, type ConfigOverrides } from "./config/index.js";
+import { ApprovalPolicyNameSchema, SandboxModeNameSchema } from "./config/names.js";
+import type { ConfigOverrides } from "./config/load.js";
 import { UsageError } from "./errors.js";
 import { parseNetwork, splitCommandLine } from "./options.js";
 

@@ -4,11 +4,11 @@ import path from "node:path";
 import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
 import { BroadWorkspaceError, ConfigError, UntrustedProjectConfigError, UsageError, type BroadRoot } from "../errors.js";
 import { findBroadRoots, homeDirectories } from "./broad-workspace.js";
-import { readConfigFile } from "./file.js";
 import { locateKeyPath } from "./locate.js";
 import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir, userRulesDir, type PathEnv } from "./paths.js";
 import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
-import type { ApprovalPolicyName, ConfigFile, SandboxModeName } from "./schema.js";
+import type { ApprovalPolicyName, SandboxModeName } from "./names.js";
+import type { ConfigFile } from "./schema.js";
 import { findWeakenings, type Baseline, type FlagsGiven } from "./strictness.js";
 import { canonicalPath, isProjectTrusted, trustSnippet } from "./trust.js";
 
@@ -221,6 +221,17 @@ function baselineOf(merged: Merged, layers: Layer[], cwd: string): Baseline {
 function within(parent: string, child: string): boolean {
   const rel = path.relative(parent, child);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/**
+ * One configuration file, parsed; `null` when it does not exist. The TOML parser and the file's
+ * schema are loaded with the first file that exists: most runs have none.
+ * @throws ConfigError when it exists but cannot be read or is invalid.
+ */
+async function readConfigFile(file: string): Promise<ConfigFile | null> {
+  if (!existsSync(file)) return null;
+  const { readConfigFile: read } = await import("./file.js");
+  return read(file);
 }
 
 /**

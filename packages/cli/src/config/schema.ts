@@ -1,12 +1,7 @@
 import { z } from "zod";
+import { ApprovalPolicyNameSchema, SandboxModeNameSchema } from "./names.js";
 
-/** When a person is asked before a command runs (same values as the orchestrator's `ApprovalPolicy`). */
-export const ApprovalPolicyNameSchema = z.enum(["untrusted", "on-failure", "on-request", "never"]);
-export type ApprovalPolicyName = z.infer<typeof ApprovalPolicyNameSchema>;
-
-/** The sandbox modes a configuration may name. */
-export const SandboxModeNameSchema = z.enum(["read-only", "workspace-write", "danger-full-access", "external-sandbox"]);
-export type SandboxModeName = z.infer<typeof SandboxModeNameSchema>;
+export { ApprovalPolicyNameSchema, SandboxModeNameSchema, type ApprovalPolicyName, type SandboxModeName } from "./names.js";
 
 /** The `[sandbox_workspace_write]` table. */
 export const WorkspaceWriteTableSchema = z.strictObject({

@@ -31,10 +31,22 @@ function fnv(text: string): string {
   return (h >>> 0).toString(16).padStart(8, "0");
 }
 
-/** The cache file for this bundle (as `stat` sees it now) under this Node.js and architecture. */
-export function codeCacheFile(dir: string, bundle: string, stat: fs.Stats): string {
+/**
+ * The cache file for this bundle (as `stat` sees it now), one of its `variant`s, under this Node.js
+ * and architecture. A cache holds what the run that wrote it compiled, so each command has its own
+ * (`variantOf`): `sandbox` compiles little of what `exec` runs.
+ */
+export function codeCacheFile(dir: string, bundle: string, stat: fs.Stats, variant: string): string {
   const identity = `${bundle}\0${stat.dev}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}`;
-  return path.join(dir, `${path.basename(bundle)}-${process.version}-${process.arch}-${fnv(identity)}.bin`);
+  return path.join(dir, `${path.basename(bundle)}-${variant}-${process.version}-${process.arch}-${fnv(identity)}.bin`);
+}
+
+const VARIANTS = new Set(["exec", "sandbox", "mcp", "check", "doctor", "policy"]);
+
+/** Which cache a run with these arguments uses: its command's, or `other` (help, version, typos). */
+export function variantOf(args: readonly string[]): string {
+  const command = args[0] === "--debug" ? args[1] : args[0];
+  return command !== undefined && VARIANTS.has(command) ? command : "other";
 }
 
 const PREFIX_OF = (file: string) => path.basename(file).replace(/-v\d[^-]*-[^-]+-[0-9a-f]{8}\.bin$/, "-");

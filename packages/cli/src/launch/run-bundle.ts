@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { codeCacheDir, codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
+import { codeCacheDir, codeCacheFile, readCodeCache, variantOf, writeCodeCache } from "./code-cache.js";
 
 /** What became of the code cache in one start. */
 export type CodeCacheOutcome = "used" | "rejected" | "missing" | "off";
@@ -36,7 +36,7 @@ export function runBundle(bundle: string, importer: (specifier: string) => Promi
   // A shebang is not JavaScript; blanking it keeps line numbers (stack traces, source maps).
   const source = fs.readFileSync(bundle, "utf8").replace(/^#!.*/, "");
   const dir = codeCacheDir(env);
-  const file = dir === undefined ? undefined : codeCacheFile(dir, bundle, fs.statSync(bundle));
+  const file = dir === undefined ? undefined : codeCacheFile(dir, bundle, fs.statSync(bundle), variantOf(process.argv.slice(2)));
   const cachedData = file === undefined ? undefined : readCodeCache(file);
   // The wrapper's first line is the bundle's first line, as in Node's own CommonJS wrapper.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, ${IMPORT_NAME}) {${source}\n})`, {

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { codeCacheDir, codeCacheFile, readCodeCache, shellgateCacheDir, writeCodeCache } from "../../src/launch/code-cache.js";
+import { codeCacheDir, codeCacheFile, readCodeCache, shellgateCacheDir, variantOf, writeCodeCache } from "../../src/launch/code-cache.js";
 import { makeScratch, realSandboxSkip, runBin } from "../helpers.js";
 
 const scratch = makeScratch();
@@ -20,7 +20,7 @@ describe("the code cache through the built bin", () => {
     expect(first.stderr).toBe("");
     expect(first.stdout).toBe("one\n");
     const [name] = cacheFiles();
-    expect(name).toMatch(new RegExp(`^shellgate\\.cjs-${process.version.replaceAll(".", "\\.")}-${process.arch}-[0-9a-f]{8}\\.bin$`));
+    expect(name).toMatch(new RegExp(`^shellgate\\.cjs-exec-${process.version.replaceAll(".", "\\.")}-${process.arch}-[0-9a-f]{8}\\.bin$`));
     const file = path.join(v8Dir, name as string);
     expect(fs.statSync(v8Dir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -84,23 +84,30 @@ describe("code cache files", () => {
     expect(codeCacheDir({ HOME: "/h", SHELLGATE_CODE_CACHE: "off" })).toBeUndefined();
     const bundle = path.join(scratch.root, "bundle.cjs");
     fs.writeFileSync(bundle, "1;");
-    const a = codeCacheFile("/c", bundle, fs.statSync(bundle));
+    const a = codeCacheFile("/c", bundle, fs.statSync(bundle), "exec");
     fs.writeFileSync(bundle, "22;");
-    const b = codeCacheFile("/c", bundle, fs.statSync(bundle));
+    const b = codeCacheFile("/c", bundle, fs.statSync(bundle), "exec");
     expect(a).not.toBe(b);
+    expect(codeCacheFile("/c", bundle, fs.statSync(bundle), "sandbox")).not.toBe(b);
     expect(path.dirname(a)).toBe("/c");
-    expect(path.basename(a)).toContain(`-${process.version}-${process.arch}-`);
+    expect(path.basename(a)).toContain(`-exec-${process.version}-${process.arch}-`);
+    // one cache per command: what a run compiled is what the next run of that command needs
+    expect(["exec", "sandbox", "mcp", "check", "doctor", "policy"].map((c) => variantOf([c, "x"]))).toEqual(["exec", "sandbox", "mcp", "check", "doctor", "policy"]);
+    expect(variantOf(["--debug", "exec"])).toBe("exec");
+    expect([[], ["--version"], ["exce"], ["--help"]].map((args) => variantOf(args))).toEqual(["other", "other", "other", "other"]);
   });
 
   it("are read only from an owner-only directory, and written atomically, replacing older builds' caches", () => {
     const dir = path.join(scratch.root, "cache-unit");
     const bundle = path.join(scratch.root, "bundle.cjs");
-    const file = codeCacheFile(dir, bundle, fs.statSync(bundle));
-    const older = path.join(dir, "bundle.cjs-v1.0.0-x64-00000000.bin");
+    const file = codeCacheFile(dir, bundle, fs.statSync(bundle), "exec");
+    const older = path.join(dir, "bundle.cjs-exec-v1.0.0-x64-00000000.bin");
+    const otherCommand = path.join(dir, "bundle.cjs-sandbox-v1.0.0-x64-00000000.bin");
     fs.mkdirSync(dir, { mode: 0o700 });
     fs.writeFileSync(older, "old");
+    fs.writeFileSync(otherCommand, "other command's");
     writeCodeCache(file, Buffer.from("data"));
-    expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
+    expect(fs.readdirSync(dir).sort()).toEqual([path.basename(otherCommand), path.basename(file)].sort());
     expect(readCodeCache(file)?.toString()).toBe("data");
     fs.chmodSync(dir, 0o777);
     expect(readCodeCache(file)).toBeUndefined();

@@ -12,7 +12,7 @@ import { assessCommand, renderCommand, type Admission } from "@shellgate/orchest
 import { policyAllowsNetwork, policyRequiresPlatformSandbox } from "@shellgate/sandbox";
 import { deriveExecArgs, detectUserShell } from "@shellgate/shell-detect";
 import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
-import { hostProblem, loadConfig, type EffectiveConfig } from "../../config/index.js";
+import { hostProblem, loadConfig, type EffectiveConfig } from "../../config/load.js";
 import { describeError } from "../../error-text.js";
 import { UsageError } from "../../errors.js";
 import { CONFIG_ERROR_EXIT } from "../../exit-table.js";

@@ -1,5 +1,5 @@
 import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
-import { loadConfig } from "../../config/index.js";
+import { loadConfig } from "../../config/load.js";
 import { formatDoctorReport } from "./format.js";
 import { gatherDoctorReport } from "./report.js";
 import { describeError } from "../../error-text.js";

@@ -1,5 +1,5 @@
 import { configOverrides, CONFIG_OPTIONS, parseCommandArgs, parseMillis } from "../../args.js";
-import { loadConfig } from "../../config/index.js";
+import { loadConfig } from "../../config/load.js";
 import { describeError } from "../../error-text.js";
 import { UsageError } from "../../errors.js";
 import { EXEC_EXIT, exitCodeForError } from "./exit-codes.js";

@@ -1,6 +1,6 @@
 import { loadPolicy } from "@shellgate/execpolicy";
 import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
-import { loadConfig } from "../../config/index.js";
+import { loadConfig } from "../../config/load.js";
 import { describeError } from "../../error-text.js";
 import { CliError, UsageError } from "../../errors.js";
 import { CONFIG_ERROR_EXIT } from "../../exit-table.js";
