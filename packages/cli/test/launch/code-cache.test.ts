@@ -118,7 +118,10 @@ describe("code cache files", () => {
 
 const skip = await realSandboxSkip();
 describe.skipIf(skip !== undefined)(`no sandboxed command can plant a code cache for the next start${skip ? ` (skipped: ${skip})` : ""}`, () => {
-  // The scratch home lies under /tmp, a writable root of workspace-write: only the pin keeps it.
+  // The scratch home lies under /tmp, a writable root of workspace-write: only the pin keeps it. Two
+  // layers pin it: the orchestrator's defaultProtectedPaths (and the sandbox command's list) hold
+  // shellgate's cache directory, and on Linux the backend holds the probe cache's directory, the same
+  // one; either alone passes these tests.
   const plant = (dir: string) => `mkdir -p "${dir}" && echo planted > "${dir}/shellgate.cjs-planted.bin" && echo PLANTED`;
 
   it("through exec: refused inside the sandbox; the same command unsandboxed (control) plants it", async () => {
@@ -134,7 +137,8 @@ describe.skipIf(skip !== undefined)(`no sandboxed command can plant a code cache
     const other = makeScratch();
     try {
       const dir = path.join(other.env["HOME"] as string, ".cache", "shellgate", "v8");
-      const r = await runBin(["sandbox", "--", "/bin/sh", "-c", plant(dir)], { env: { ...other.env, SHELLGATE_CODE_CACHE: "off" }, cwd: other.project });
+      // the scratch root is made a writable root: only the protection keeps the cache directory
+      const r = await runBin(["sandbox", "--writable-root", other.root, "--", "/bin/sh", "-c", plant(dir)], { env: { ...other.env, SHELLGATE_CODE_CACHE: "off" }, cwd: other.project });
       expect(r.stdout).not.toContain("PLANTED");
       expect(fs.existsSync(path.join(dir, "shellgate.cjs-planted.bin"))).toBe(false);
       // control: the same command, unsandboxed

@@ -53,9 +53,10 @@ function shellgateUserConfigDir(env: ProtectedPathsEnv, platform: NodeJS.Platfor
   return path.join(home(env), ".config", "shellgate");
 }
 
+// As execpolicy's policy cache and the CLI's code cache find it: HOME, else the account's home.
 function shellgateCacheDir(env: ProtectedPathsEnv): string {
   const xdg = env["XDG_CACHE_HOME"];
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home(env), ".cache"), "shellgate");
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(env["HOME"] || os.homedir(), ".cache"), "shellgate");
 }
 
 function codexRulesDir(env: ProtectedPathsEnv): string {

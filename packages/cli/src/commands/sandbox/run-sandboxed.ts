@@ -10,9 +10,9 @@ import {
   type SandboxPolicyInput,
   type TransformOptions,
 } from "@shellgate/sandbox";
-import { shellgateCacheDir } from "../../launch/code-cache.js";
 import { SANDBOX_BACKENDS, createSandboxManager } from "../../sandbox-backends.js";
 import type { SandboxCommandRequest } from "./args.js";
+import { sandboxProtectedPaths } from "./protected-paths.js";
 
 /** Exit codes of `shellgate sandbox` when the command itself did not decide them. */
 export const SANDBOX_EXIT = {
@@ -70,8 +70,7 @@ function sandboxInputs(request: RunRequest): { spec: CommandSpec; policy: Sandbo
   return {
     spec: { argv: request.argv, cwd, env: hostEnv() },
     policy: parseSandboxPolicy(policyFor(request)),
-    // shellgate's cache directory holds the code the next CLI start runs (src/launch/code-cache.ts)
-    options: { sandboxPolicyCwd: cwd, protectedPaths: [shellgateCacheDir()], ...(request.backend !== undefined ? { backend: request.backend } : {}) },
+    options: { sandboxPolicyCwd: cwd, protectedPaths: sandboxProtectedPaths(cwd), ...(request.backend !== undefined ? { backend: request.backend } : {}) },
   };
 }
 
