@@ -37,8 +37,10 @@ function fnv(text: string): string {
  * (`variantOf`): `sandbox` compiles little of what `exec` runs.
  */
 export function codeCacheFile(dir: string, bundle: string, stat: fs.Stats, variant: string): string {
-  const identity = `${bundle}\0${stat.dev}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}`;
-  return path.join(dir, `${path.basename(bundle)}-${variant}-${process.version}-${process.arch}-${fnv(identity)}.bin`);
+  const identity = `${stat.dev}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}`;
+  // The bundle's path in the name too: two installs (a global one, a project's) keep a cache each
+  // instead of replacing each other's on every start.
+  return path.join(dir, `${path.basename(bundle)}-${variant}-${fnv(bundle)}-${process.version}-${process.arch}-${fnv(identity)}.bin`);
 }
 
 const VARIANTS = new Set(["exec", "sandbox", "mcp", "check", "doctor", "policy"]);
@@ -49,6 +51,7 @@ export function variantOf(args: readonly string[]): string {
   return command !== undefined && VARIANTS.has(command) ? command : "other";
 }
 
+/** What the caches of one bundle path and command share: the name up to the Node.js version. */
 const PREFIX_OF = (file: string) => path.basename(file).replace(/-v\d[^-]*-[^-]+-[0-9a-f]{8}\.bin$/, "-");
 
 /** Owned by this user (where there are uids) and writable by no one else. */
@@ -75,8 +78,8 @@ export function readCodeCache(file: string): Buffer | undefined {
 }
 
 /**
- * Store a cache file atomically (owner-only), and remove this bundle's caches for other builds or
- * Node.js versions. Failures are ignored: the cache only saves time.
+ * Store a cache file atomically (owner-only), and remove the caches of the same bundle path and
+ * command for other builds or Node.js versions. Failures are ignored: the cache only saves time.
  */
 export function writeCodeCache(file: string, data: Buffer): void {
   const dir = path.dirname(file);

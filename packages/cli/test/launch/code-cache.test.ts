@@ -20,7 +20,7 @@ describe("the code cache through the built bin", () => {
     expect(first.stderr).toBe("");
     expect(first.stdout).toBe("one\n");
     const [name] = cacheFiles();
-    expect(name).toMatch(new RegExp(`^shellgate\\.cjs-exec-${process.version.replaceAll(".", "\\.")}-${process.arch}-[0-9a-f]{8}\\.bin$`));
+    expect(name).toMatch(new RegExp(`^shellgate\\.cjs-exec-[0-9a-f]{8}-${process.version.replaceAll(".", "\\.")}-${process.arch}-[0-9a-f]{8}\\.bin$`));
     const file = path.join(v8Dir, name as string);
     expect(fs.statSync(v8Dir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -90,7 +90,9 @@ describe("code cache files", () => {
     expect(a).not.toBe(b);
     expect(codeCacheFile("/c", bundle, fs.statSync(bundle), "sandbox")).not.toBe(b);
     expect(path.dirname(a)).toBe("/c");
-    expect(path.basename(a)).toContain(`-exec-${process.version}-${process.arch}-`);
+    expect(path.basename(a)).toMatch(new RegExp(`-exec-[0-9a-f]{8}-${process.version.replaceAll(".", "\\.")}-${process.arch}-`));
+    // another install of the bundle (another path) has caches of its own
+    expect(path.basename(codeCacheFile("/c", path.join(scratch.root, "other", "bundle.cjs"), fs.statSync(bundle), "exec")).split("-").slice(0, 3)).not.toEqual(path.basename(b).split("-").slice(0, 3));
     // one cache per command: what a run compiled is what the next run of that command needs
     expect(["exec", "sandbox", "mcp", "check", "doctor", "policy"].map((c) => variantOf([c, "x"]))).toEqual(["exec", "sandbox", "mcp", "check", "doctor", "policy"]);
     expect(variantOf(["--debug", "exec"])).toBe("exec");
@@ -101,13 +103,16 @@ describe("code cache files", () => {
     const dir = path.join(scratch.root, "cache-unit");
     const bundle = path.join(scratch.root, "bundle.cjs");
     const file = codeCacheFile(dir, bundle, fs.statSync(bundle), "exec");
-    const older = path.join(dir, "bundle.cjs-exec-v1.0.0-x64-00000000.bin");
-    const otherCommand = path.join(dir, "bundle.cjs-sandbox-v1.0.0-x64-00000000.bin");
+    const prefix = path.basename(file).split("-").slice(0, 3).join("-");
+    const older = path.join(dir, `${prefix}-v1.0.0-x64-00000000.bin`);
+    const otherCommand = path.join(dir, `${prefix.replace("-exec-", "-sandbox-")}-v1.0.0-x64-00000000.bin`);
+    const otherInstall = path.join(dir, "bundle.cjs-exec-ffffffff-v1.0.0-x64-00000000.bin");
     fs.mkdirSync(dir, { mode: 0o700 });
     fs.writeFileSync(older, "old");
     fs.writeFileSync(otherCommand, "other command's");
+    fs.writeFileSync(otherInstall, "other install's");
     writeCodeCache(file, Buffer.from("data"));
-    expect(fs.readdirSync(dir).sort()).toEqual([path.basename(otherCommand), path.basename(file)].sort());
+    expect(fs.readdirSync(dir).sort()).toEqual([path.basename(otherCommand), path.basename(otherInstall), path.basename(file)].sort());
     expect(readCodeCache(file)?.toString()).toBe("data");
     fs.chmodSync(dir, 0o777);
     expect(readCodeCache(file)).toBeUndefined();
