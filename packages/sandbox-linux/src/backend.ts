@@ -35,6 +35,7 @@ import {
   type RunCgroup,
 } from "./process-limit.js";
 import { checkHostBinary, currentUid } from "./trusted-path.js";
+import { isWithin } from "./path-within.js";
 
 /** Options of `createLinuxSandboxBackend`. */
 export interface LinuxSandboxBackendOptions {
@@ -112,11 +113,6 @@ const ENV_MARKERS = Object.freeze({ CODEX_SANDBOX: "linux" });
 
 /** Isolation string for Landlock runs, so callers can never mistake it for the full sandbox. */
 const WEAKER = "landlock+seccomp (weaker: no namespaces; read-only carve-outs inside writable roots not enforced)";
-
-function isWithin(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 function unavailableReason(report: LinuxCapabilityReport, allowWeaker: boolean): string {
   if (report.level === "weaker" && !allowWeaker) {
@@ -296,12 +292,14 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
   }
 
   function plan(spec: CommandSpec, policy: SandboxPolicy, opts: TransformOptions): Promise<SandboxPlan> {
+    // Never made by a plan: the configured or default one (a real run may fall back, see placeholders.ts).
+    const planLockDir = configuredLockDir ?? defaultPlaceholderLockDir();
     return planLinuxRun(spec, policy, opts, {
       ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}),
       ...(limit !== undefined ? { processLimit: limit } : {}),
       privateTmpSizeBytes: tmpSize,
-      extraProtected: [...extraProtected, configuredLockDir ?? defaultPlaceholderLockDir()],
-      placeholderLockDir: configuredLockDir ?? defaultPlaceholderLockDir(),
+      extraProtected: [...extraProtected, planLockDir],
+      placeholderLockDir: planLockDir,
       allowWeakerIsolation: allowWeaker,
       probeOptions,
     });

@@ -3,7 +3,7 @@ import { bwrapArgs } from "./bwrap-args.js";
 import type { MountPlan } from "./mount-plan.js";
 import { helperNetworkArgs, proxyBwrapArgs, type ProxyRoutePlan } from "./proxy-route.js";
 import { placeholderArgs } from "./placeholders.js";
-import path from "node:path";
+import { isWithin } from "./path-within.js";
 
 /** What the Linux backend says of its runs' refusals (see `DenialSignals`). */
 export const LINUX_DENIAL_SIGNALS: Readonly<Record<"bwrap" | "landlock", DenialSignals>> = Object.freeze({
@@ -50,11 +50,6 @@ export interface BwrapLaunchInput extends HelperArgsInput {
   /** Where the placeholders' lock files are (see `placeholders.ts`); hidden inside the sandbox. */
   placeholderLockDir: string;
   argv: readonly string[];
-}
-
-function isWithin(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { UnpinnableProtectedPathError, type WritableRoot } from "@shellgate/sandbox";
+import { isWithin } from "./path-within.js";
 
 /** The filesystem view of one sandboxed run, decided from the writable roots and denied reads. */
 export interface MountPlan {
@@ -38,11 +39,6 @@ export interface MountPlan {
    * command's cwd when they live there. Writable roots are bound on top of them.
    */
   keepVisible: string[];
-}
-
-function isWithin(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | undefined> {

@@ -28,9 +28,9 @@
 // other runs (they give up after 10 s and refuse to run) or keep placeholders from being removed.
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { LinuxSandboxError } from "./errors.js";
+import { defaultProbeCacheFile } from "./probe-cache.js";
 
 /** The mode that marks a directory as a placeholder this mechanism made (see the top of the file). */
 export const PLACEHOLDER_MODE = 0o1755;
@@ -40,9 +40,7 @@ export const PLACEHOLDER_MODE = 0o1755;
  * placeholders' lock files, next to the default probe cache.
  */
 export function defaultPlaceholderLockDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const xdg = env["XDG_CACHE_HOME"];
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache");
-  return path.join(base, "shellgate", "locks");
+  return path.join(path.dirname(defaultProbeCacheFile(env)), "locks");
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type WritableRoot,
 } from "@shellgate/sandbox";
 import { LinuxSandboxError } from "./errors.js";
+import { isWithin } from "./path-within.js";
 
 /**
  * Where the session proxy's sockets appear inside the sandbox. `/dev` is bubblewrap's own tmpfs
@@ -44,11 +45,6 @@ export interface ProxyRoutePlan {
   relays: ProxyRelay[];
   /** What the command is told (`proxyEnvironment`). */
   env: Record<string, string>;
-}
-
-function isWithin(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 /**

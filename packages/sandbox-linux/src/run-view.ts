@@ -1,5 +1,4 @@
 import fs from "node:fs/promises";
-import path from "node:path";
 import {
   computeWritableRoots,
   InvalidSandboxPathError,
@@ -9,11 +8,7 @@ import {
   type WritableRoot,
 } from "@shellgate/sandbox";
 import { planMounts, type MountPlan } from "./mount-plan.js";
-
-function isWithin(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
+import { isWithin } from "./path-within.js";
 
 /**
  * The writable roots of one run, with every protected path held: the caller's, the backend's own

@@ -60,12 +60,17 @@ function ownOnly(stat: fs.Stats): boolean {
   return (uid === undefined || stat.uid === uid) && (process.platform === "win32" || (stat.mode & 0o022) === 0);
 }
 
+/** Whether `dir` is a real directory (not a symlink) that only this user can write. */
+function trustedDir(dir: string): boolean {
+  const stat = fs.lstatSync(dir);
+  return stat.isDirectory() && ownOnly(stat);
+}
+
 /** The cache file's bytes, when the file and its directory are fit to be trusted; else undefined. */
 export function readCodeCache(file: string): Buffer | undefined {
   let fd: number | undefined;
   try {
-    const dir = fs.lstatSync(path.dirname(file));
-    if (!dir.isDirectory() || !ownOnly(dir)) return undefined;
+    if (!trustedDir(path.dirname(file))) return undefined;
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
     const stat = fs.fstatSync(fd);
     if (!stat.isFile() || !ownOnly(stat)) return undefined;
@@ -86,7 +91,7 @@ export function writeCodeCache(file: string, data: Buffer): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!ownOnly(fs.lstatSync(dir)) || !fs.lstatSync(dir).isDirectory()) return;
+    if (!trustedDir(dir)) return;
     fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" });
     fs.renameSync(tmp, file);
     const prefix = PREFIX_OF(file);
