@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import path from "node:path";
 import { parseSandboxPolicy, policyRequiresPlatformSandbox, SandboxManager } from "@shellgate/sandbox";
@@ -6,6 +5,7 @@ import type { SandboxBackend, SandboxPolicy, SandboxPolicyInput } from "@shellga
 import { detectUserShell, resolveShell } from "@shellgate/shell-detect";
 import type { Shell } from "@shellgate/shell-detect";
 import { z } from "zod";
+import { randomUuid } from "./ids.js";
 import { ApprovalPolicySchema } from "./admission/approval-policy.js";
 import type { ApprovalPolicy } from "./admission/approval-policy.js";
 import { isKnownSafeCommand } from "./admission/assess.js";
@@ -332,7 +332,7 @@ export class Orchestrator {
    */
   async handleToolCall(call: ToolCall, options: { signal?: AbortSignal; onOutput?: OutputSink } = {}): Promise<ToolResponse> {
     const envelope = (typeof call === "object" && call !== null ? call : {}) as Partial<ToolCall>;
-    const callId = typeof envelope.callId === "string" && envelope.callId !== "" ? envelope.callId : `call_${randomUUID()}`;
+    const callId = typeof envelope.callId === "string" && envelope.callId !== "" ? envelope.callId : `call_${randomUuid()}`;
     const tool = typeof envelope.name === "string" ? envelope.name : "(unknown)";
     if (this.#closing.signal.aborted) return errorResponse(callId, tool, new CancelledError("the orchestrator is closed"));
     // close() cancels in-flight calls too: pending approvals, running one-shot processes, session waits.

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { signalGroup, TAG_ENV } from "./proc-tree.js";
 
@@ -33,8 +32,17 @@ sleep 0.3
 sweep KILL
 `;
 
+/**
+ * Twelve random hex digits from `Math.random`: the token only has to differ between host processes
+ * (a process that copies it into its own environment only gets itself reaped), and `node:crypto`
+ * would cost several ms of every start-up for its module load.
+ */
+function randomTag(): string {
+  return Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, "0");
+}
+
 /** Token unique to this host process; every tag we hand out starts with it. */
-export const HOST_TOKEN = `${process.pid.toString(36)}x${randomBytes(6).toString("hex")}`;
+export const HOST_TOKEN = `${process.pid.toString(36)}x${randomTag()}`;
 
 let seq = 0;
 

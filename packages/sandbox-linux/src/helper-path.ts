@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,15 +69,35 @@ export function locateHelper(): string | undefined {
 
 let resolvedPackageJson: string | null | undefined;
 
-/** This package's package.json, resolved once per process (the resolver's first use is not free). */
+/**
+ * This package's package.json, found once per process: first by the `node_modules` walk Node's own
+ * resolver would make (a few `stat`s), then by that resolver, whose first use in a process costs
+ * about 4 ms of a CLI start (it reads and parses the `package.json` of every directory on the way)
+ * and which is needed only where the walk finds nothing (`NODE_PATH`, unusual layouts).
+ */
 function packageJsonPath(): string | undefined {
   if (resolvedPackageJson === undefined) {
-    resolvedPackageJson = null;
-    try {
-      resolvedPackageJson = createRequire(import.meta.url).resolve("@shellgate/sandbox-linux/package.json");
-    } catch {
-      // Not resolvable from here (unusual install layout): only the sibling location is known.
+    resolvedPackageJson = walkNodeModules(dirname(fileURLToPath(import.meta.url))) ?? null;
+    if (resolvedPackageJson === null) {
+      try {
+        resolvedPackageJson = createRequire(import.meta.url).resolve("@shellgate/sandbox-linux/package.json");
+      } catch {
+        // Not resolvable from here (unusual install layout): only the sibling location is known.
+      }
     }
   }
   return resolvedPackageJson ?? undefined;
+}
+
+/**
+ * `node_modules/@shellgate/sandbox-linux/package.json` in `from` or the nearest ancestor having it,
+ * with symbolic links resolved as Node's resolver does (workspaces link packages into
+ * `node_modules`), so that the trust checks see where the helper really is.
+ */
+function walkNodeModules(from: string): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", "@shellgate", "sandbox-linux", "package.json");
+    if (existsSync(candidate)) return realpathSync.native(candidate);
+    if (dirname(dir) === dir) return undefined;
+  }
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { accessSync, constants, readdirSync, readFileSync, rmdirSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -154,6 +153,28 @@ async function killMembers(dir: string): Promise<void> {
   }
 }
 
+let runCounter = 0;
+
+/**
+ * Make `shellgate-<pid>-<hex>` under `parent`. The suffix only has to differ between this process's
+ * runs and from leftovers of an earlier process with the same pid, so a clock and a counter do, and
+ * `mkdir` refusing an existing name is the uniqueness check; `node:crypto` would cost several ms of
+ * every start-up (its module load) to defend against no one: the parent is writable only by this
+ * user (`findPidsCgroupParent` checks) and the cgroup tree is read-only inside the sandbox.
+ */
+async function makeUniqueDir(parent: string): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const suffix = `${process.hrtime.bigint().toString(16)}${(runCounter++).toString(16)}`;
+    const dir = path.join(parent, `${PREFIX}${process.pid}-${suffix}`);
+    try {
+      await fs.mkdir(dir, { mode: 0o755 });
+      return dir;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 8) throw error;
+    }
+  }
+}
+
 /** A cgroup made for one run; `remove()` kills what is left in it and deletes it. */
 export interface RunCgroup {
   dir: string;
@@ -167,8 +188,7 @@ export interface RunCgroup {
  */
 export async function createRunCgroup(parent: PidsCgroupParent, limit: number): Promise<RunCgroup> {
   pruneStale(parent.dir);
-  const dir = path.join(parent.dir, `${PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
-  await fs.mkdir(dir, { mode: 0o755 });
+  const dir = await makeUniqueDir(parent.dir);
   try {
     await fs.writeFile(path.join(dir, "pids.max"), `${limit}\n`);
   } catch (error) {

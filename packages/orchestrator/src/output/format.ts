@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../ids.js";
 import { sandboxDenialNote, type SandboxDenial } from "@shellgate/sandbox";
 import { approxTokenCount, countLines, formattedTruncateText, truncateText } from "./truncate.js";
 import type { OutputTotals, Truncation, TruncationPolicy } from "./truncate.js";
@@ -42,7 +42,7 @@ export function formatWallTime(ms: number): string {
 
 /** Six lowercase hex digits identifying one unified exec response. */
 export function newChunkId(): string {
-  return randomBytes(3).toString("hex");
+  return randomHex(3);
 }
 
 /** Where the full output went, as a line the model can act on; `note` says what the file holds when that is not simply all of it. */

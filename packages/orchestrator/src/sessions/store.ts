@@ -1,4 +1,4 @@
-import { randomInt } from "node:crypto";
+import { randomIntBetween } from "../ids.js";
 import { UnknownSessionError } from "../errors.js";
 import type { Session } from "./session.js";
 
@@ -60,7 +60,7 @@ export class SessionStore {
     this.capacity = options.capacity ?? MAX_SESSIONS;
     this.warningAt = options.warningAt ?? WARNING_SESSIONS;
     this.protectedRecent = options.protectedRecent ?? PROTECTED_RECENT_SESSIONS;
-    this.#nextId = options.nextId ?? (() => randomInt(MIN_SESSION_ID, MAX_SESSION_ID));
+    this.#nextId = options.nextId ?? (() => randomIntBetween(MIN_SESSION_ID, MAX_SESSION_ID));
   }
 
   /** Number of stored sessions. */
