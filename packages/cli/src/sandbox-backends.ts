@@ -173,10 +173,11 @@ export async function createSandboxManager(
 
 /**
  * The Linux sandbox helper, for the network proxy's `tunnelSplicer` (its `--splice` mode takes over
- * bulk CONNECT/SOCKS5 tunnels); undefined off Linux, without the package or a built helper, or when
- * the helper fails the check. The host runs it unconfined, exactly as the backend's probe does, so
- * it must pass the same trust check the backend applies to it (`checkHostBinary`: root or this user
- * owning it and every directory above, none writable by others): the same trust then applies.
+ * bulk CONNECT/SOCKS5 tunnels, `--splice-body` large plain-HTTP bodies); undefined off Linux,
+ * without the package or a built helper, or when the helper fails the check. The host runs it
+ * unconfined, exactly as the backend's probe does, so it must pass the same trust check the backend
+ * applies to it (`checkHostBinary`: root or this user owning it and every directory above, none
+ * writable by others): the same trust then applies.
  */
 export async function linuxTunnelSplicer(deps: BackendWiringDeps = {}): Promise<string | undefined> {
   if ((deps.platform ?? process.platform) !== "linux") return undefined;

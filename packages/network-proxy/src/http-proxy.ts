@@ -1,8 +1,10 @@
 import { EventEmitter } from "node:events";
-import { Agent, createServer, type Server as HttpServer } from "node:http";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { RequestError, Server, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from "proxy-chain";
 import { admit, type AdmissionContext } from "./admission.js";
+import { errorCode } from "./connect.js";
+import { forwardHttp } from "./forward-http.js";
 import { httpStatusOf, refusalText } from "./refusal.js";
 import { splice, STREAM_MARK, type TunnelSplicer } from "./splice.js";
 import type { NetworkRequestEvent } from "./types.js";
@@ -16,9 +18,16 @@ export interface HttpFrontendContext extends AdmissionContext {
 
 type ClientSocket = Parameters<Server["onConnection"]>[0];
 
+/** The destination connection `admit` made for a plain-HTTP request, on its way to `onRequest`. */
+class Admitted {
+  constructor(readonly socket: Socket) {}
+}
+
 class ShellgateProxyServer extends Server {
-  constructor(options: ConstructorParameters<typeof Server>[0]) {
+  readonly #splicer: TunnelSplicer | undefined;
+  constructor(options: ConstructorParameters<typeof Server>[0], splicer: TunnelSplicer | undefined) {
     super(options);
+    this.#splicer = splicer;
     // proxy-chain's own http.Server keeps Node's 16 KiB stream marks, so a forwarded download
     // stops and restarts reading after every 64 KiB chunk. The same server with larger marks,
     // wired to the same handlers proxy-chain wires for `serverType: "http"`, replaces it before
@@ -39,24 +48,24 @@ class ShellgateProxyServer extends Server {
     socket.setNoDelay?.(true);
     socket.on("error", () => {});
   }
-}
 
-/**
- * Hands the HTTP client exactly one, already connected and checked, socket: proxy-chain forwards
- * the request over it instead of resolving the name itself. No keep-alive, so the next request
- * to the same host is decided and checked afresh rather than riding a pooled connection.
- */
-class PinnedAgent extends Agent {
-  #socket: Socket | undefined;
-  constructor(socket: Socket) {
-    super({ keepAlive: false });
-    this.#socket = socket;
-  }
-  override createConnection(): Socket {
-    const socket = this.#socket;
-    this.#socket = undefined;
-    if (socket === undefined) throw new Error("the pinned connection was already used");
-    return socket;
+  // proxy-chain parses the request and its target and calls prepareRequestFunction (admission);
+  // the forwarding is ours (forwardHttp), which lets a response body pass through unparsed.
+  override async onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let target: URL | null = null;
+    try {
+      const opts = await this.prepareRequestHandling(request);
+      target = opts.trgParsed;
+      const admitted = opts.customTag;
+      if (!(admitted instanceof Admitted) || target === null) throw new Error("plain HTTP request without an admitted connection");
+      await forwardHttp(request, response, target, admitted.socket, this.#splicer);
+    } catch (error) {
+      if (error instanceof RequestError || target === null) return this.failRequest(request, this.normalizeHandlerError(error as NodeJS.ErrnoException));
+      // Admitted, then the destination failed before answering: a gateway error the client can read.
+      const port = Number(target.port || 80);
+      const text = refusalText({ cause: "upstream-failed", host: target.hostname.replace(/^\[(.*)\]$/u, "$1"), port, reason: errorCode(error) });
+      this.failRequest(request, new RequestError(text, 502, { "content-type": "text/plain; charset=utf-8" }));
+    }
   }
 }
 
@@ -81,13 +90,13 @@ export function createHttpProxy(ctx: HttpFrontendContext): { proxy: Server; serv
     const dropUpstream = () => upstream.destroy();
     client.once("close", dropUpstream);
     upstream.once("close", () => client.off("close", dropUpstream));
-    if (isHttp) return { httpAgent: new PinnedAgent(upstream) };
+    if (isHttp) return { customTag: new Admitted(upstream) };
     // proxy-chain's own CONNECT path would dial the name again; a custom connect "server" gets the
     // client socket after the 200 instead, and joins it to the socket that was checked.
     const tunnel = new EventEmitter();
     tunnel.once("connection", (socket: Socket) => splice(socket, upstream, ctx.splicer));
     return { customConnectServer: tunnel as unknown as HttpServer };
   };
-  const proxy = new ShellgateProxyServer({ port: 0, host: "127.0.0.1", prepareRequestFunction, authRealm: "shellgate", verbose: false });
+  const proxy = new ShellgateProxyServer({ port: 0, host: "127.0.0.1", prepareRequestFunction, authRealm: "shellgate", verbose: false }, ctx.splicer);
   return { proxy, server: proxy.server as HttpServer };
 }

@@ -49,7 +49,7 @@ const handleOf = (s: Socket) => (s as unknown as { _handle?: StreamHandle | null
  * stream's buffer up to its mark). `reading` stays true so that Node's own `_read` leaves the handle
  * alone instead of starting it again.
  */
-function hold(s: Socket): void {
+export function hold(s: Socket): void {
   const h = handleOf(s);
   if (h === undefined) return;
   h.readStop();
@@ -62,7 +62,7 @@ function hold(s: Socket): void {
  * blocking socket would stall the event loop; spawn() also stopped reading and paused the stream
  * (`resume` restarts the flow then; not after a `hold` alone, where a pause is the pump's backpressure).
  */
-function release(s: Socket, resume: boolean): void {
+export function release(s: Socket, resume: boolean): void {
   const h = handleOf(s);
   if (h === undefined || s.destroyed) return;
   h.setBlocking?.(false);
@@ -101,26 +101,46 @@ export class TunnelSplicer {
    * started, and the caller must `release` both sockets.
    */
   handOver(client: Socket, upstream: Socket): boolean {
-    if (this.#stopped || this.#children.size >= MAX_SPLICERS) return false;
+    // The child's exit closes the last copies of the tunnel: this process has none left by then.
+    return this.#start(["--splice"], client, upstream) !== undefined;
+  }
+
+  /**
+   * Moves exactly `length` bytes from `upstream` to `client` in a `--splice-body` child (a plain-HTTP
+   * response body whose length its head gave), leaving both connections open. The caller must have
+   * `hold`-ed both sockets with nothing of theirs queued here, and must `release` them once this
+   * settles: "done" (every byte is in the client's kernel buffer), "not-started" (nothing moved: the
+   * JS path carries the body instead), or "failed" (an unknown part moved: both must be closed).
+   */
+  spliceBody(client: Socket, upstream: Socket, length: number): Promise<"done" | "not-started" | "failed"> {
+    const child = this.#start(["--splice-body", String(length)], client, upstream);
+    if (child === undefined) return Promise.resolve("not-started");
+    return new Promise((resolve) => child.once("exit", (code) => resolve(code === 0 ? "done" : "failed")));
+  }
+
+  // The child of one handover, registered; undefined when none started (nothing was touched then
+  // but the sockets' shared flags, which `release` restores).
+  #start(args: string[], client: Socket, upstream: Socket): ChildProcess | undefined {
+    if (this.#stopped || this.#children.size >= MAX_SPLICERS) return undefined;
     try {
       // Checked again here, not only at start: a splicer that has gone would still cost a fork, and
-      // the fork's child changes the sockets' shared flags before its exec fails (see below).
+      // the fork's child changes the sockets' shared flags before its exec fails (see `release`).
       accessSync(this.path, constants.X_OK);
     } catch {
-      return false;
+      return undefined;
     }
     let child: ChildProcess;
     try {
       // No environment: the splicer needs none, and the host's variables are nothing for it to see.
-      child = spawn(this.path, ["--splice"], { stdio: [client, upstream, "ignore"], env: {} });
+      child = spawn(this.path, args, { stdio: [client, upstream, "ignore"], env: {} });
     } catch {
-      return false;
+      return undefined;
     }
     child.on("error", () => {});
-    if (child.pid === undefined) return false;
+    if (child.pid === undefined) return undefined;
     this.#children.add(child);
-    // An unexpected exit closes nothing here: this process has no handle on the tunnel any more (the
-    // child's exit closed the last copies). It is counted and logged for debugging, nothing else.
+    // An unexpected exit closes nothing here: the caller decides what its sockets do next. It is
+    // counted and logged for debugging, nothing else.
     child.once("exit", (code, signal) => {
       this.#children.delete(child);
       if (code !== 0 && !this.#stopped) {
@@ -128,7 +148,7 @@ export class TunnelSplicer {
         debug("tunnel splicer %d ended with %s", child.pid, code ?? signal);
       }
     });
-    return true;
+    return child;
   }
 
   /** Kills every splicer (their tunnels close) and starts no more. */

@@ -1,10 +1,41 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { startNetworkProxy, type NetworkProxy, type NetworkProxyOptions, type NetworkRequestEvent, type ProxyResolver, type ProxyVerdict } from "../src/index.js";
+
+/** The built sandbox helper (its splicer modes), found by architecture here in the tests only: the package itself knows just a path. */
+export const nativeSplicer = fileURLToPath(
+  new URL(`../../sandbox-linux/dist/native/linux-${process.arch === "arm64" ? "arm64" : "x64"}/shellgate-sandbox-helper`, import.meta.url),
+);
+/** Why the splicer tests cannot run here, or undefined. */
+export const nativeSplicerSkip =
+  process.platform !== "linux" ? "not Linux" : existsSync(nativeSplicer) ? undefined : "the sandbox helper is not built (npm run build in packages/sandbox-linux)";
+
+/**
+ * A stand-in splicer that records each run (a file per process), then becomes the real helper:
+ * tests count the runs to prove a transfer went through the splicer, or did not.
+ */
+export function recordingSplicer(prefix: string): { dir: string; path: string; runCount(): number; reset(): void; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const runs = join(dir, "runs");
+  mkdirSync(runs);
+  const path = join(dir, "recording-splicer");
+  writeFileSync(path, `#!/bin/sh\ntouch '${runs}'/$$\nexec '${nativeSplicer}' "$@"\n`);
+  chmodSync(path, 0o755);
+  return {
+    dir,
+    path,
+    runCount: () => readdirSync(runs).length,
+    reset: () => {
+      for (const f of readdirSync(runs)) rmSync(join(runs, f));
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
 
 /** An origin server on a loopback address standing in for a host on the internet; answers `<name> <path>`. */
 export async function startOrigin(name: string, host = "127.0.0.1", port = 0): Promise<{ server: http.Server; port: number; close(): Promise<void> }> {

@@ -1,21 +1,16 @@
 // Handing bulk CONNECT and SOCKS5 tunnels to a native splicer (the sandbox helper's --splice mode).
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startNetworkProxy, type NetworkProxy, type NetworkProxyError } from "../src/index.js";
 import { kSplicer } from "../src/start-proxy.js";
 import type { TunnelSplicer } from "../src/splice.js";
-import { connectViaProxy, privateDir, proxyWith, readBytes, socksRequest, stopAll, tableResolver } from "./helpers.js";
+import { connectViaProxy, nativeSplicer, nativeSplicerSkip, privateDir, recordingSplicer, proxyWith, readBytes, socksRequest, stopAll, tableResolver } from "./helpers.js";
 
-// The built helper, found by architecture here in the tests only: the package itself knows just a path.
-const helper = fileURLToPath(
-  new URL(`../../sandbox-linux/dist/native/linux-${process.arch === "arm64" ? "arm64" : "x64"}/shellgate-sandbox-helper`, import.meta.url),
-);
-const skip = process.platform !== "linux" ? "not Linux" : existsSync(helper) ? undefined : "the sandbox helper is not built (npm run build in packages/sandbox-linux)";
+const helper = nativeSplicer;
+const skip = nativeSplicerSkip;
 
 const SIZE = 20 * 1024 * 1024;
 // Random, so that a lost, doubled or reordered chunk anywhere changes the digest.
@@ -116,18 +111,11 @@ const resolver = () => tableResolver({ "bulk.test": ["127.0.0.1"] });
 const splicerOf = (proxy: NetworkProxy) => (proxy as unknown as Record<symbol, TunnelSplicer>)[kSplicer] as TunnelSplicer;
 
 describe.skipIf(skip !== undefined)(`tunnels handed to a native splicer${skip ? ` (skipped: ${skip})` : ""}`, () => {
-  const dir = mkdtempSync(join(tmpdir(), "np-splicer-"));
-  const runs = join(dir, "runs");
-  mkdirSync(runs);
-  // A stand-in that records each run, then becomes the real helper.
-  const recording = join(dir, "recording-splicer");
-  writeFileSync(recording, `#!/bin/sh\ntouch '${runs}'/$$\nexec '${helper}' "$@"\n`);
-  chmodSync(recording, 0o755);
-  const runCount = () => readdirSync(runs).length;
-  afterEach(() => {
-    for (const f of readdirSync(runs)) rmSync(join(runs, f));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const recorder = recordingSplicer("np-splicer-");
+  const { dir, runCount } = recorder;
+  const recording = recorder.path;
+  afterEach(recorder.reset);
+  afterAll(recorder.remove);
 
   for (const kind of ["CONNECT", "SOCKS5"] as const) {
     it(`${kind}: a 20 MB download and upload arrive byte-exact through the splicer, one event each`, async () => {

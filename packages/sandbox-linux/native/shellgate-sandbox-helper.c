@@ -7,6 +7,7 @@
  *   shellgate-sandbox-helper --release-placeholders --placeholder LOCK DIR...
  *   shellgate-sandbox-helper --probe
  *   shellgate-sandbox-helper --splice
+ *   shellgate-sandbox-helper --splice-body N
  *
  * It closes inherited descriptors above 2, optionally confines itself with Landlock (layer 3,
  * when user namespaces are unavailable), sets no_new_privs, installs a seccomp filter (layer 2)
@@ -33,6 +34,11 @@
  * admitted) both ways with splice(2) through pipes, the same per-connection loop as the relay, and
  * exits 0 once both directions have ended (1 on a broken connection). The host runs it, so it dies
  * with its parent and confines itself before touching a byte (see splice_main).
+ *
+ * --splice-body N moves exactly N bytes one way, from fd 1 (a destination) to fd 0 (a client), and
+ * exits 0 without ending either side: the body of a plain-HTTP response whose length its head gave,
+ * after which the proxy goes on using both connections (keep-alive). It reads nothing from fd 0 and
+ * nothing past the N bytes; an end of fd 1 before them exits 3 (the body was cut short).
  *
  * This is security code: every system call is checked and any failure aborts before CMD runs
  * (exit 125). 127 means CMD was not found, 126 that it could not be executed.
@@ -1119,38 +1125,28 @@ static void require_stream_socket(int fd) {
   }
 }
 
-static int splice_main(void) {
-  /* First: from here on the proxy's death kills this process, whatever happens next. */
+/*
+ * The setup both splicer modes share: dies with the proxy, not dumpable, nothing inherited but the
+ * two sockets (non-blocking again: the fork that started this process cleared the flag on the
+ * descriptions it shares with the proxy), and an epoll set watching both.
+ */
+static int splicer_setup(void) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl(PR_SET_PDEATHSIG)");
-  /*
-   * Not checked: whether the parent died before the line above (getppid() cannot tell that from a
-   * proxy that is itself PID 1 in a container, and refusing then would lose every handed-over
-   * tunnel). The window is between fork and this call, which the sandboxed client cannot aim at;
-   * an orphan left by it holds only this one admitted tunnel, until either end closes it.
-   */
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die("prctl(PR_SET_DUMPABLE)");
-  /* fd 2 stays for the messages below until the filter is in place; it is /dev/null in use. */
   close_inherited_fds();
   require_stream_socket(0);
   require_stream_socket(1);
   if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) die("signal(SIGPIPE)");
-  /* The descriptions are shared with the proxy, which has handed them over and closed its copies. */
   for (int fd = 0; fd <= 1; fd++) {
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) die("fcntl(O_NONBLOCK)");
   }
-  static struct conn c;
-  c.kind = KIND_CONN;
-  c.fd[0] = 0;
-  c.fd[1] = 1;
-  if (conn_pipes(&c) != 0) die("pipe2");
   int ep = epoll_create1(EPOLL_CLOEXEC);
   if (ep < 0) die("epoll_create1");
-  for (int d = 0; d < 2; d++) {
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = &c};
-    if (epoll_ctl(ep, EPOLL_CTL_ADD, c.fd[d], &ev) != 0) die("epoll_ctl");
-  }
-  /* No allocation, no new descriptor, no socket: the loop moves bytes, grows pipes, shuts down, exits. */
+  return ep;
+}
+
+static void splicer_seccomp(void) {
   static const uint32_t allowed[] = {
     __NR_epoll_pwait, __NR_splice, __NR_shutdown, __NR_fcntl, __NR_close,
     __NR_rt_sigreturn, __NR_restart_syscall, __NR_exit, __NR_exit_group,
@@ -1159,11 +1155,81 @@ static int splice_main(void) {
 #endif
   };
   allowlist_seccomp(allowed, sizeof allowed / sizeof allowed[0], 0);
+}
+
+static int splice_main(void) {
+  /*
+   * Not checked: whether the parent died before PR_SET_PDEATHSIG took effect (getppid() cannot tell
+   * that from a proxy that is itself PID 1 in a container, and refusing then would lose every
+   * handed-over tunnel). The window is between fork and that call, which the sandboxed client cannot
+   * aim at; an orphan left by it holds only this one admitted tunnel, until either end closes it.
+   * fd 2 stays for setup messages until the filter is in place; it is /dev/null in use.
+   */
+  int ep = splicer_setup();
+  static struct conn c;
+  c.kind = KIND_CONN;
+  c.fd[0] = 0;
+  c.fd[1] = 1;
+  if (conn_pipes(&c) != 0) die("pipe2");
+  for (int d = 0; d < 2; d++) {
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = &c};
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, c.fd[d], &ev) != 0) die("epoll_ctl");
+  }
+  /* No allocation, no new descriptor, no socket: the loop moves bytes, grows pipes, shuts down, exits. */
+  splicer_seccomp();
   /* The sockets may already hold data or an end: take a first step before waiting for edges. */
   for (;;) {
     int r = conn_advance(&c);
     if (r < 0) _exit(1);
     if (r > 0) _exit(0);
+    struct epoll_event events[2];
+    int n = epoll_wait(ep, events, 2, -1);
+    if (n < 0 && errno != EINTR) _exit(1);
+  }
+}
+
+static int splice_body_main(const char *count) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long want = strtoull(count, &end, 10);
+  /* Digits only: strtoull would take a sign or leading blanks, which no caller means. */
+  if (count[0] < '0' || count[0] > '9' || *end != '\0' || errno != 0 || want == 0 || want > (1ULL << 62)) die_msg("--splice-body needs a byte count from 1 to 2^62");
+  int ep = splicer_setup();
+  int p[2];
+  if (pipe2(p, O_NONBLOCK | O_CLOEXEC) != 0) die("pipe2");
+  (void)fcntl(p[1], F_SETPIPE_SZ, RELAY_BULK_PIPE);
+  struct epoll_event in = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET}, out = {.events = EPOLLOUT | EPOLLET};
+  if (epoll_ctl(ep, EPOLL_CTL_ADD, 1, &in) != 0 || epoll_ctl(ep, EPOLL_CTL_ADD, 0, &out) != 0) die("epoll_ctl");
+  splicer_seccomp();
+  unsigned long long left = want; /* not yet read from fd 1 */
+  size_t pending = 0;             /* read, not yet written to fd 0 */
+  for (;;) {
+    int blocked = 0;
+    while (!blocked) {
+      if (pending > 0) {
+        ssize_t n = splice(p[0], NULL, 0, NULL, pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n > 0) pending -= (size_t)n;
+        else if (n < 0 && errno == EINTR) continue;
+        else if (n < 0 && errno == EAGAIN) blocked = 1;
+        else _exit(1);
+        continue;
+      }
+      if (left == 0) _exit(0);
+      size_t chunk = left < RELAY_CHUNK ? (size_t)left : RELAY_CHUNK;
+      ssize_t n = splice(1, NULL, p[1], NULL, chunk, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (n > 0) {
+        left -= (unsigned long long)n;
+        pending += (size_t)n;
+      } else if (n == 0) {
+        _exit(3);
+      } else if (errno == EINTR) {
+        continue;
+      } else if (errno == EAGAIN) {
+        blocked = 1;
+      } else {
+        _exit(1);
+      }
+    }
     struct epoll_event events[2];
     int n = epoll_wait(ep, events, 2, -1);
     if (n < 0 && errno != EINTR) _exit(1);
@@ -1214,8 +1280,9 @@ static void usage(void) {
           "       %s [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]\n"
           "       %s --release-placeholders --placeholder LOCK DIR...\n"
           "       %s --probe\n"
-          "       %s --splice\n",
-          prog, prog, prog, prog, prog, prog);
+          "       %s --splice\n"
+          "       %s --splice-body N\n",
+          prog, prog, prog, prog, prog, prog, prog);
   _exit(EXIT_SETUP);
 }
 
@@ -1239,6 +1306,9 @@ int main(int argc, char **argv) {
       /* Nothing else is meaningful with it; a combination is a caller's mistake, refused. */
       if (argc != 2) die_msg("--splice takes no other arguments");
       return splice_main();
+    } else if (strcmp(a, "--splice-body") == 0) {
+      if (argc != 3) die_msg("--splice-body takes a byte count and no other arguments");
+      return splice_body_main(argv[2]);
     } else if (strcmp(a, "--net") == 0 && i + 1 < argc) {
       const char *v = argv[++i];
       if (strcmp(v, "off") == 0) network = NET_OFF;

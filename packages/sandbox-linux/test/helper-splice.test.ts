@@ -1,4 +1,4 @@
-// The helper's --splice mode on its own: two real sockets as fd 0 and fd 1, joined both ways.
+// The helper's --splice and --splice-body modes on their own: two real sockets as fd 0 and fd 1.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -130,5 +130,59 @@ setInterval(() => {}, 1e6);`;
     const r = await run([h, "--splice"]);
     expect(r.code).toBe(125);
     expect(r.stderr).toMatch(/stream socket on fd 0/);
+  });
+
+  describe("--splice-body N", () => {
+    /** Like `tunnel`, but the test keeps its copies of the far ends, as the proxy does around a body. */
+    async function held() {
+      const client = await pair();
+      const dest = await pair();
+      return { client, dest };
+    }
+
+    it("moves exactly N bytes from fd 1 to fd 0, reads nothing past them, and leaves both connections open", async () => {
+      const { client, dest } = await held();
+      const body = Buffer.concat([bytes(3), bytes(4), bytes(5)]);
+      const after = Buffer.from("the next response");
+      dest.near.write(Buffer.concat([body, after]));
+      const child = spawn(h, ["--splice-body", String(body.length)], { stdio: [client.far, dest.far, "ignore"] });
+      expect(await exitOf(child)).toEqual({ code: 0, signal: null });
+      // The body reached the client; then the client's connection still works both ways.
+      client.far.resume();
+      const atClient: Buffer[] = [];
+      client.near.on("data", (d: Buffer) => atClient.push(d));
+      for (let i = 0; i < 200 && Buffer.concat(atClient).length < body.length; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(digest(Buffer.concat(atClient))).toBe(digest(body));
+      const echoed = new Promise<Buffer>((resolve) => client.far.once("data", resolve));
+      client.near.write("ping");
+      expect((await echoed).toString()).toBe("ping");
+      // What followed the body is still in the destination socket, for its owner to read.
+      dest.far.resume();
+      const rest = await new Promise<Buffer>((resolve) => dest.far.once("data", resolve));
+      expect(rest.toString()).toBe(after.toString());
+      for (const s of [client.near, client.far, dest.near, dest.far]) s.destroy();
+    });
+
+    it("exits 3 when fd 1 ends before the N bytes, having moved what came", async () => {
+      const { client, dest } = await held();
+      const child = spawn(h, ["--splice-body", String(2 * MB)], { stdio: [client.far, dest.far, "ignore"] });
+      const atClient = collect(client.near);
+      dest.near.end(bytes(6));
+      expect(await exitOf(child)).toEqual({ code: 3, signal: null });
+      client.far.end();
+      expect(digest(await atClient)).toBe(digest(bytes(6)));
+      for (const s of [client.near, client.far, dest.near, dest.far]) s.destroy();
+    });
+
+    it("refuses a count that is not 1 to 2^62 in digits, and any other argument (125)", async () => {
+      for (const args of [["--splice-body"], ["--splice-body", "0"], ["--splice-body", "-1"], ["--splice-body", " 5"], ["--splice-body", "5x"], ["--splice-body", String(2n ** 62n + 1n)], ["--splice-body", "5", "6"]]) {
+        const r = await run([h, ...args]);
+        expect(r.code, args.join(" ")).toBe(125);
+        expect(r.stderr, args.join(" ")).toMatch(/--splice-body (needs a byte count from 1 to 2\^62|takes a byte count and no other arguments)/);
+      }
+      const r = await run([h, "--splice-body", "5"]);
+      expect(r.code).toBe(125);
+      expect(r.stderr).toMatch(/stream socket on fd 0/);
+    });
   });
 });
