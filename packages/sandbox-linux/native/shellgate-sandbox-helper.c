@@ -17,8 +17,10 @@
  * process into a prepared cgroup (pids.max), which binds root too; with --exec-only that is all it
  * does before exec'ing PROG (bubblewrap), so the whole sandbox starts inside the cgroup.
  * --placeholder (with --exec-only) makes DIR, an empty placeholder for a protected path, under a
- * shared lock on LOCK that bubblewrap keeps for the whole run; --release-placeholders removes those
- * no run holds (see "placeholders" below). Variables that make
+ * shared lock on LOCK that bubblewrap keeps for the whole run; PROG then runs as this process's
+ * child, and when it has ended this process removes the placeholders no run holds and ends the way
+ * PROG did. --release-placeholders does only the removal, for a run that could not (see
+ * "placeholders" below). Variables that make
  * the dynamic loader run code (LD_PRELOAD...) reach CMD only through --setenv, applied at the very
  * end, so they never act on bubblewrap or on this helper. --foreground (only for a terminal the caller
  * allocated for this run) makes CMD a process group of its own and the terminal's foreground group,
@@ -693,12 +695,13 @@ static void make_placeholder(const char *dir) {
 }
 
 /* --exec-only: lock and make every placeholder, and keep the locks open across the exec into bubblewrap. */
-static void hold_placeholders(const struct placeholder *ph, int n) {
+static void hold_placeholders(const struct placeholder *ph, int n, int *fds) {
   for (int k = 0; k < n; k++) {
     int fd = open_lock(ph[k].lock);
     lock_shared(fd, ph[k].lock);
     make_placeholder(ph[k].dir);
     if (fcntl(fd, F_SETFD, 0) != 0) die("fcntl(F_SETFD)");
+    fds[k] = fd;
   }
 }
 
@@ -730,6 +733,80 @@ static int release_placeholders(const struct placeholder *ph, int n) {
     if (close(fd) != 0) die("close");
   }
   return 0;
+}
+
+/*
+ * --exec-only with placeholders: PROG (bubblewrap) runs as a child instead of replacing this
+ * process, which waits for it, releases the placeholders (the work of --release-placeholders, with
+ * no second process for the caller to start) and ends as the child ended: the same exit code, or
+ * killed by the same signal. Signals sent to this process (the caller's pid for the run) go on to
+ * the child (forward_signal, as for --reap). It dies with its caller like bubblewrap did
+ * (PR_SET_PDEATHSIG), and bubblewrap's --die-with-parent then takes the sandbox down with it.
+ */
+static int forward_signals(void) {
+  static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT};
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = forward_signal;
+  sa.sa_flags = SA_RESTART;
+  if (sigemptyset(&sa.sa_mask) != 0) return -1;
+  for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++) {
+    if (sigaction(forwarded[k], &sa, NULL) != 0) return -1;
+  }
+  return 0;
+}
+
+_Noreturn static void run_then_release(char **cmd, const struct placeholder *ph, int n, const int *fds) {
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl(PR_SET_PDEATHSIG)");
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) die("prctl(PR_SET_CHILD_SUBREAPER)");
+  /* Handlers first, then the child: a signal in between would otherwise end this process alone. */
+  sigset_t all, old;
+  if (sigfillset(&all) != 0 || sigprocmask(SIG_BLOCK, &all, &old) != 0) die("sigprocmask");
+  if (forward_signals() != 0) die("sigaction");
+  pid_t child = fork();
+  if (child < 0) die("fork");
+  if (child == 0) {
+    /* The child starts with the caller's dispositions and mask, as after a plain exec. */
+    static const int reset[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT};
+    for (size_t k = 0; k < sizeof reset / sizeof reset[0]; k++) (void)signal(reset[k], SIG_DFL);
+    if (sigprocmask(SIG_SETMASK, &old, NULL) != 0) die("sigprocmask");
+    execv(cmd[0], cmd);
+    fprintf(stderr, "%s: exec %s: %s\n", prog, cmd[0], strerror(errno));
+    _exit(EXIT_SETUP);
+  }
+  main_child = child;
+  if (sigprocmask(SIG_SETMASK, &old, NULL) != 0) die("sigprocmask");
+  /*
+   * bubblewrap's outer process exits as soon as it has the command's status, while the sandbox's
+   * init may still be tearing its PID namespace down. As subreaper this process inherits that init
+   * and waits for it too, so that when it ends nothing of the run is left: the caller's cleanup
+   * then finds the cgroup empty instead of polling it.
+   */
+  int st = 0;
+  for (;;) {
+    int any = 0;
+    pid_t w = waitpid(-1, &any, 0);
+    if (w == child) {
+      st = any;
+      main_child = 0;
+    }
+    if (w >= 0 || errno == EINTR) continue;
+    if (errno == ECHILD) break;
+    die("waitpid");
+  }
+  /* Every other copy of the lock descriptors was in bubblewrap's processes, which are gone now. */
+  for (int k = 0; k < n; k++) (void)close(fds[k]);
+  (void)release_placeholders(ph, n);
+  if (WIFEXITED(st)) _exit(WEXITSTATUS(st));
+  int sig = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
+  /* Killed by the same signal, without a core file of this process. */
+  struct rlimit none = {0, 0};
+  (void)setrlimit(RLIMIT_CORE, &none);
+  (void)signal(sig, SIG_DFL);
+  sigset_t only;
+  if (sigemptyset(&only) == 0 && sigaddset(&only, sig) == 0) (void)sigprocmask(SIG_UNBLOCK, &only, NULL);
+  (void)raise(sig);
+  _exit(128 + sig);
 }
 
 /* ---------- proxy relay (--net proxy) ---------- */
@@ -1383,7 +1460,9 @@ int main(int argc, char **argv) {
     if (others) die_msg("--exec-only takes only --cgroup and --placeholder");
     if (argv[i][0] != '/') die_msg("--exec-only needs an absolute program path");
     if (cgroup) join_cgroup(cgroup);
-    hold_placeholders(ph, nph);
+    int lock_fds[MAX_PLACEHOLDERS];
+    hold_placeholders(ph, nph, lock_fds);
+    if (nph > 0) run_then_release(argv + i, ph, nph, lock_fds);
     execv(argv[i], argv + i);
     fprintf(stderr, "%s: exec %s: %s\n", prog, argv[i], strerror(errno));
     _exit(EXIT_SETUP);

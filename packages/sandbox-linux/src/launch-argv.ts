@@ -66,7 +66,7 @@ function hideLockDir(mounts: MountPlan, lockDir: string): string[] {
  * The argv of a bubblewrap run: `[helper [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only --]
  * bwrap ARGS -- helper ARGS -- CMD`. With a cgroup the helper starts first, so that bubblewrap and
  * everything below it are counted from the first fork; with placeholders it makes them under their
- * locks, which bubblewrap inherits.
+ * locks, which bubblewrap inherits, runs bubblewrap as its child, and removes them when it has ended.
  */
 export function bwrapLaunchArgv(input: BwrapLaunchInput): string[] {
   const stubs = placeholderArgs(input.placeholderLockDir, input.mounts.stubs);

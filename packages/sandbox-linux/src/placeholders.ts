@@ -27,6 +27,7 @@
 // under an empty tmpfs in every sandbox: a command that could open one could hold its lock and stall
 // other runs (they give up after 10 s and refuse to run) or keep placeholders from being removed.
 import { execFile } from "node:child_process";
+import { lstatSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { LinuxSandboxError } from "./errors.js";
@@ -100,6 +101,9 @@ function prepareOnce(dir: string): Promise<void> {
   return done;
 }
 
+// Anything at the path counts (lstat: without following a link); the helper decides what it may remove.
+const present = (dir: string) => lstatSync(dir, { throwIfNoEntry: false }) !== undefined;
+
 const describe = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
 /**
@@ -125,11 +129,14 @@ export async function preparePlaceholderLockDir(configured?: string): Promise<st
 }
 
 /**
- * A run is over: have the helper remove those of its placeholders that no run holds any more. Never
- * throws — a placeholder left behind is an empty directory the next run's cleanup removes.
+ * A run is over: have the helper remove those of its placeholders that no run holds any more. The
+ * helper that started the run normally has (it waits for bubblewrap, then releases); this is for
+ * the rest, a helper killed before it could or a placeholder another run held then, so it starts a
+ * process only when one of them is still there. Never throws — a placeholder left behind is an
+ * empty directory the next run's cleanup removes.
  */
 export function releasePlaceholders(helperPath: string, lockDir: string, dirs: readonly string[]): Promise<void> {
-  if (dirs.length === 0) return Promise.resolve();
+  if (!dirs.some(present)) return Promise.resolve();
   return new Promise((resolve) => {
     execFile(helperPath, ["--release-placeholders", ...placeholderArgs(lockDir, dirs)], { env: {}, timeout: 30_000 }, () => resolve());
   });

@@ -216,7 +216,8 @@ export async function createRunCgroup(parent: PidsCgroupParent, limit: number): 
           }
           if (code !== "EBUSY") return;
           await killMembers(dir);
-          await new Promise((r) => setTimeout(r, 20));
+          // A namespace's teardown usually ends within a millisecond or two: look again soon at first.
+          await new Promise((r) => setTimeout(r, Math.min(20, 2 ** attempt)));
         }
       }
       // Still busy: processes are still running. A later run prunes it once this process is gone.

@@ -33,22 +33,66 @@ describe.skipIf(skip !== undefined)(`placeholder directories${skip ? ` (skipped:
   /** What a run's launch does before bubblewrap: make and lock the placeholder, then exec `argv`. */
   const hold = (dir: string, argv: string[]) => [h, ...placeholderArgs(locks, [dir]), "--exec-only", "--", ...argv];
 
-  it("are made by the run's helper, marked 1755 whatever the umask, and removed by the cleanup when no run holds them", async () => {
+  it("are made by the run's helper, marked 1755 whatever the umask, and removed by it once the run has ended", async () => {
     const dir = fresh();
-    const r = await run(["/bin/sh", "-c", 'umask 077; exec "$@"', "sh", ...hold(dir, ["/bin/sh", "-c", `test -d ${dir} && echo MADE`])]);
+    const r = await run(["/bin/sh", "-c", 'umask 077; exec "$@"', "sh", ...hold(dir, ["/bin/sh", "-c", `stat -c %a ${dir}; ls -A ${dir} | wc -l`])]);
     expect(r.stderr).toBe("");
-    expect(r.stdout).toBe("MADE\n");
-    expect(fs.lstatSync(dir).mode & 0o7777).toBe(PLACEHOLDER_MODE);
-    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(r.stdout).toBe(`${PLACEHOLDER_MODE.toString(8)}\n0\n`);
+    // No cleanup was asked for: the helper waited for its program and removed what it made.
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("leave the cleanup nothing to start when the run's helper has removed them (control: one left over is removed)", async () => {
+    const dir = fresh();
+    await run(hold(dir, ["/bin/true"]));
+    expect(fs.existsSync(dir)).toBe(false);
+    // A cleanup of nothing starts no process: a helper path that cannot run proves it.
+    await releasePlaceholders("/nonexistent/helper", locks, [dir]);
+    // Control: a leftover (a run whose helper was killed) is there, and the real helper removes it.
+    fs.mkdirSync(dir, { mode: 0o700 });
+    fs.chmodSync(dir, PLACEHOLDER_MODE);
     await releasePlaceholders(h, locks, [dir]);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("end the way the run's program ended: its exit code, or killed by the same signal (forwarded to it)", async () => {
+    const dir = fresh();
+    expect((await run(hold(dir, ["/bin/sh", "-c", "exit 7"]))).code).toBe(7);
+    const marker = path.join(base, `sleeping-${counter}`);
+    const [program, ...args] = hold(dir, ["/bin/sh", "-c", `echo $$ > ${marker}; exec sleep 30`]);
+    const child = spawn(program as string, args, { stdio: "ignore" });
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    for (let i = 0; i < 300 && !(fs.existsSync(marker) && fs.readFileSync(marker, "utf8").endsWith("\n")); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const inner = Number(fs.readFileSync(marker, "utf8"));
+    child.kill("SIGTERM");
+    expect(await ended).toEqual({ code: null, signal: "SIGTERM" });
+    // The signal reached the program (not just the helper), and the placeholder went with the run.
+    expect(() => process.kill(inner, 0)).toThrow();
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("end with the last process of the run, not before: an orphan of the program is waited for (control: the program alone ends first)", async () => {
+    const dir = fresh();
+    const mark = path.join(base, `orphan-${counter}`);
+    // In use the orphan is the sandbox's init, still tearing its PID namespace down.
+    // Its output elsewhere: a pipe it held would keep the test waiting for it either way.
+    const script = `(sleep 0.3; touch ${mark}) >/dev/null 2>&1 & exit 0`;
+    await run(["/bin/sh", "-c", script]);
+    expect(fs.existsSync(mark)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    fs.rmSync(mark, { force: true });
+    const r = await run(hold(dir, ["/bin/sh", "-c", script]));
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(mark)).toBe(true);
     expect(fs.existsSync(dir)).toBe(false);
   });
 
   it("stay while a run holds their lock (from before they are made until its sandbox has them mounted), and go with the last run", async () => {
     const dir = fresh();
-    // Without bubblewrap the lock simply stays with the exec'd program: a run still setting up.
+    // Without bubblewrap the lock simply stays with the program: a run still setting up.
     const [program, ...args] = hold(dir, ["/bin/sleep", "30"]);
-    const child = spawn(program as string, args, { stdio: "ignore" });
+    // A group of its own, killed whole below: in use bubblewrap dies with the helper (--die-with-parent).
+    const child = spawn(program as string, args, { stdio: "ignore", detached: true });
     try {
       for (let i = 0; i < 200 && !fs.existsSync(dir); i++) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(fs.lstatSync(dir).isDirectory()).toBe(true);
@@ -56,9 +100,11 @@ describe.skipIf(skip !== undefined)(`placeholder directories${skip ? ` (skipped:
       expect(fs.lstatSync(dir).isDirectory()).toBe(true);
       // Unlocked, the same cleanup removes it. Control: the lock was what kept it.
     } finally {
-      child.kill("SIGKILL");
+      process.kill(-(child.pid as number), "SIGKILL");
       await new Promise((resolve) => child.once("close", resolve));
     }
+    // Killed, the run's helper removed nothing: the cleanup does.
+    expect(fs.lstatSync(dir).isDirectory()).toBe(true);
     await releasePlaceholders(h, locks, [dir]);
     expect(fs.existsSync(dir)).toBe(false);
   });

@@ -6,11 +6,12 @@ import { cleanupAll, orchestrator, workspace } from "../support/orchestrator-hel
 afterAll(cleanupAll);
 
 const PYTHON = "/usr/bin/python3";
-const LINES = 200_000;
+const LINES = 500_000;
 /**
  * Prints LINES short lines, one write each, through a stdout whose send buffer is shrunk to the
  * minimum (a socket, as Node's pipes are; a pipe is shrunk with F_SETPIPE_SZ). Only a few writes fit
- * in flight, so the reader gets the output in far more than MAX_OUTPUT_DELTAS_PER_CALL chunks.
+ * in flight, so the reader gets the output in far more than MAX_OUTPUT_DELTAS_PER_CALL chunks: on a
+ * busy machine about one chunk per 25 lines (200 000 lines once gave 7 980 chunks), hence 500 000.
  * Exits 3.
  */
 const PRODUCER = [
