@@ -58,8 +58,8 @@ export async function createCliOrchestrator(
     // The weaker Landlock fallback only when asked; the Linux backend keeps its capability probe on
     // disk between CLI runs (see sandbox-backends.ts).
     sandboxBackends: await backends,
-    // Bulk tunnels leave the proxy's JS path for the Linux helper's --splice mode; the path passed the
-    // backend's own trust check (the host runs it, as it runs the helper's probe).
+    // Bulk tunnels and bodies leave the proxy's JS path for the Linux helper's splice modes; the path
+    // passed the backend's own trust check (the host runs it, as it runs the helper's probe).
     // Awaited after the backends: it never rejects, while they may, and must be awaited first.
     ...(await splicer.then((p) => (p ? { networkTunnelSplicer: p } : {}))),
   });

@@ -72,8 +72,9 @@ export function release(s: Socket, resume: boolean): void {
 }
 
 /**
- * Hands established tunnels to `<path> --splice` (client on fd 0, destination on fd 1), and owns
- * the children that then hold them, so that stop() leaves no tunnel open.
+ * Hands established tunnels to `<path> --splice` and plain-HTTP bodies to `<path> --splice-body N`
+ * (client on fd 0, destination on fd 1), and owns the children that then hold them, so that stop()
+ * leaves no tunnel open.
  */
 export class TunnelSplicer {
   readonly path: string;

@@ -85,12 +85,14 @@ export interface NetworkProxyOptions {
   /** Budget for resolving a name, and again for connecting to its checked addresses (all together); default 10_000. */
   connectTimeoutMs?: number;
   /**
-   * Absolute path of an executable implementing the `--splice` contract: run as `<path> --splice`
-   * with a tunnel's client on fd 0 and its destination on fd 1, it joins the two both ways until
-   * both have ended (half-closes passed on), and dies with this process. CONNECT and SOCKS5 tunnels
-   * that carry more than 1 MiB one way are handed to it (plain HTTP stays in JS); without it, or
-   * when it cannot start, every tunnel stays in the JS pump. It runs on the host with this
-   * process's rights: pass only a trusted file. Checked at start (exists, executable).
+   * Absolute path of an executable implementing the `--splice` and `--splice-body` contracts: run
+   * as `<path> --splice` with a tunnel's client on fd 0 and its destination on fd 1, it joins the two
+   * both ways until both have ended (half-closes passed on), and dies with this process; run as
+   * `<path> --splice-body N`, it moves exactly N bytes from fd 1 to fd 0 and exits 0 leaving both
+   * open. CONNECT and SOCKS5 tunnels that carry more than 1 MiB one way, and plain-HTTP bodies of a
+   * known length over 1 MiB, are handed to it; without it, or when it cannot start, they stay in JS.
+   * It runs on the host with this process's rights: pass only a trusted file. Checked at start
+   * (exists, executable).
    */
   tunnelSplicer?: string;
 }

@@ -134,10 +134,10 @@ export const OrchestratorOptionsSchema = z.strictObject({
   /** Name resolution of the proxy (default the system's); tests map names to loopback servers. */
   networkResolver: z.custom<ProxyResolver>(isFunction, { message: "must be a function" }).optional(),
   /**
-   * An executable implementing the proxy's `--splice` contract (the Linux sandbox helper does), to
-   * which bulk CONNECT and SOCKS5 tunnels are handed (absolute path). The host runs it with this
-   * process's rights: pass only a file that is as trusted as a sandbox backend's own binaries.
-   * Without it every tunnel is relayed in JS.
+   * An executable implementing the proxy's `--splice` and `--splice-body` contracts (the Linux
+   * sandbox helper does), to which bulk CONNECT and SOCKS5 tunnels and large plain-HTTP bodies are
+   * handed (absolute path). The host runs it with this process's rights: pass only a file that is as
+   * trusted as a sandbox backend's own binaries. Without it every byte is relayed in JS.
    */
   networkTunnelSplicer: absolute("networkTunnelSplicer").optional(),
   /** Session store limits (defaults: 64 sessions, warning at 60, 8 protected) and id source. */
