@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { Socket } from "node:net";
 import { RequestError, Server, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from "proxy-chain";
 import { admit, type AdmissionContext } from "./admission.js";
+import { tooManyConnectionsResponse, type ConnectionBudget } from "./connection-budget.js";
 import { errorCode } from "./connect.js";
 import { forwardHttp } from "./forward-http.js";
 import { httpStatusOf, refusalText } from "./refusal.js";
@@ -14,6 +15,8 @@ export interface HttpFrontendContext extends AdmissionContext {
   report(event: NetworkRequestEvent): void;
   /** Takes over bulk CONNECT tunnels, when configured. */
   splicer?: TunnelSplicer | undefined;
+  /** Client connections open at once, shared with the SOCKS5 listener. */
+  connections: ConnectionBudget;
 }
 
 type ClientSocket = Parameters<Server["onConnection"]>[0];
@@ -25,9 +28,12 @@ class Admitted {
 
 class ShellgateProxyServer extends Server {
   readonly #splicer: TunnelSplicer | undefined;
-  constructor(options: ConstructorParameters<typeof Server>[0], splicer: TunnelSplicer | undefined) {
+  readonly #connections: ConnectionBudget;
+  readonly #refused = new WeakSet<object>();
+  constructor(options: ConstructorParameters<typeof Server>[0], splicer: TunnelSplicer | undefined, connections: ConnectionBudget) {
     super(options);
     this.#splicer = splicer;
+    this.#connections = connections;
     // proxy-chain's own http.Server keeps Node's 16 KiB stream marks, so a forwarded download
     // stops and restarts reading after every 64 KiB chunk. The same server with larger marks,
     // wired to the same handlers proxy-chain wires for `serverType: "http"`, replaces it before
@@ -44,14 +50,29 @@ class ShellgateProxyServer extends Server {
   // TCP sockets), and a unix-socket client never has one. The registration it does besides is
   // kept: close(true) relies on it to end open tunnels.
   override onConnection(socket: ClientSocket): void {
+    socket.on("error", () => {});
+    if (!this.#connections.take(socket)) {
+      // Answered at once, before any request is read, and destroyed once the answer is out: Node's
+      // parser already holds the socket, and whatever it parses meanwhile is dropped (`#refused`).
+      this.#refused.add(socket);
+      socket.write(tooManyConnectionsResponse(this.#connections.max), () => socket.destroy());
+      socket.setTimeout?.(1000, () => socket.destroy());
+      return;
+    }
     this.registerConnection(socket);
     socket.setNoDelay?.(true);
-    socket.on("error", () => {});
+  }
+
+  // A refused connection's request, if the client sent one before the answer went out, is not served.
+  override async onConnect(request: IncomingMessage, socket: ClientSocket, head: Buffer): Promise<void> {
+    if (this.#refused.has(socket)) return void socket.destroy();
+    return super.onConnect(request, socket, head);
   }
 
   // proxy-chain parses the request and its target and calls prepareRequestFunction (admission);
   // the forwarding is ours (forwardHttp), which lets a response body pass through unparsed.
   override async onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (this.#refused.has(request.socket)) return void request.socket.destroy();
     let target: URL | null = null;
     try {
       const opts = await this.prepareRequestHandling(request);
@@ -97,6 +118,6 @@ export function createHttpProxy(ctx: HttpFrontendContext): { proxy: Server; serv
     tunnel.once("connection", (socket: Socket) => splice(socket, upstream, ctx.splicer));
     return { customConnectServer: tunnel as unknown as HttpServer };
   };
-  const proxy = new ShellgateProxyServer({ port: 0, host: "127.0.0.1", prepareRequestFunction, authRealm: "shellgate", verbose: false }, ctx.splicer);
+  const proxy = new ShellgateProxyServer({ port: 0, host: "127.0.0.1", prepareRequestFunction, authRealm: "shellgate", verbose: false }, ctx.splicer, ctx.connections);
   return { proxy, server: proxy.server as HttpServer };
 }

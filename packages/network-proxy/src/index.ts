@@ -2,6 +2,7 @@ export { startNetworkProxy } from "./start-proxy.js";
 export { normalizeRequestHost } from "./host.js";
 export { classifyAddress, type AddressClass } from "./address-class.js";
 export { NetworkProxyOptionsSchema, DEFAULT_CONNECT_TIMEOUT_MS } from "./options.js";
+export { DEFAULT_MAX_CONNECTIONS } from "./connection-budget.js";
 export {
   NetworkProxyError,
   InvalidProxyOptionsError,

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { DEFAULT_MAX_CONNECTIONS } from "./connection-budget.js";
 import { InvalidProxyOptionsError } from "./errors.js";
 import type { NetworkProxyOptions, NetworkRequestEvent, ProxyDecide, ProxyListen, ProxyResolver } from "./types.js";
 
@@ -34,6 +35,7 @@ export const NetworkProxyOptionsSchema = z.strictObject({
   resolver: fn("host => addresses").optional(),
   onRequest: fn("event => void").optional(),
   connectTimeoutMs: z.number().int().min(1).max(600_000).optional(),
+  maxConnections: z.number().int().min(1).max(65_536).optional(),
   tunnelSplicer: z
     .string()
     .min(1)
@@ -61,6 +63,7 @@ export interface ResolvedProxyOptions {
   resolver: ProxyResolver | undefined;
   onRequest: ((event: NetworkRequestEvent) => void) | undefined;
   connectTimeoutMs: number;
+  maxConnections: number;
   tunnelSplicer: string | undefined;
 }
 
@@ -83,6 +86,7 @@ export function parseNetworkProxyOptions(options: unknown): ResolvedProxyOptions
     resolver: input.resolver,
     onRequest: input.onRequest,
     connectTimeoutMs: o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    maxConnections: o.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     tunnelSplicer: o.tunnelSplicer,
   };
 }

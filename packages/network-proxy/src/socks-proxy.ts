@@ -2,6 +2,7 @@ import { Socks5Server } from "@pondwader/socks5-server";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { admit, type AdmissionContext } from "./admission.js";
+import type { ConnectionBudget } from "./connection-budget.js";
 import { normalizeRequestHost } from "./host.js";
 import { SocksReply, socksReplyOf } from "./refusal.js";
 import { splice, STREAM_MARK, type TunnelSplicer } from "./splice.js";
@@ -12,6 +13,8 @@ export interface SocksFrontendContext extends AdmissionContext {
   report(event: NetworkRequestEvent): void;
   /** Takes over bulk SOCKS5 tunnels, when configured. */
   splicer?: TunnelSplicer | undefined;
+  /** Client connections open at once, shared with the HTTP listener. */
+  connections: ConnectionBudget;
 }
 
 // A client that connects and never finishes the handshake would hold a socket forever. Once the
@@ -79,9 +82,11 @@ export function createSocksProxy(ctx: SocksFrontendContext): { server: Server; c
   });
   // Half-open: a client that ends its side (request sent) must still get the whole answer.
   const server = createServer({ allowHalfOpen: true, highWaterMark: STREAM_MARK }, (socket) => {
+    socket.on("error", () => {});
+    // Over the budget: closed unread. SOCKS5 has no reply before the greeting that could say why.
+    if (!ctx.connections.take(socket)) return void socket.destroy();
     clients.add(socket);
     socket.once("close", () => clients.delete(socket));
-    socket.on("error", () => {});
     socket.setNoDelay(true);
     socket.setTimeout(HANDSHAKE_TIMEOUT_MS, () => socket.destroy());
     socks._handleConnection(socket);

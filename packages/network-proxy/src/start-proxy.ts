@@ -2,6 +2,7 @@ import { lookup } from "node:dns/promises";
 import type { Server as HttpServer } from "node:http";
 import type { Server, Socket } from "node:net";
 import { join } from "node:path";
+import { ConnectionBudget } from "./connection-budget.js";
 import { ProxyListenerError, ProxyStartError } from "./errors.js";
 import { createHttpProxy } from "./http-proxy.js";
 import { checkSocketDirectory, listenOn, removeSocketFile, secureSocketFile, type ListenTarget } from "./listen.js";
@@ -14,6 +15,8 @@ import type { NetworkProxy, NetworkProxyOptions, NetworkRequestEvent, ProxyEndpo
 export const kListeners = Symbol("network-proxy listeners");
 /** Internal: the tunnel splicer (running and unexpected-exit counts), for tests. Not exported from the package. */
 export const kSplicer = Symbol("network-proxy splicer");
+/** Internal: the connection budget (open and refused counts), for tests. Not exported from the package. */
+export const kConnections = Symbol("network-proxy connections");
 
 const defaultResolver: ProxyResolver = async (host) =>
   (await lookup(host, { all: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
@@ -52,6 +55,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     },
     report,
     splicer,
+    connections: new ConnectionBudget(o.maxConnections),
   };
   const http = createHttpProxy(ctx);
   const socks = createSocksProxy(ctx);
@@ -111,5 +115,6 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     stop: () => end(),
     [kListeners]: { http: http.server, socks: socks.server },
     [kSplicer]: splicer,
+    [kConnections]: ctx.connections,
   } as NetworkProxy;
 }

@@ -85,6 +85,13 @@ export interface NetworkProxyOptions {
   /** Budget for resolving a name, and again for connecting to its checked addresses (all together); default 10_000. */
   connectTimeoutMs?: number;
   /**
+   * Client connections held open at once, both listeners together (1 to 65 536; default 512,
+   * `DEFAULT_MAX_CONNECTIONS`). Past it a new HTTP connection is answered `503` with a readable body
+   * naming the limit, and a SOCKS5 one is closed unread: a sandboxed command must not be able to open
+   * connections until the host process runs out of descriptors.
+   */
+  maxConnections?: number;
+  /**
    * Absolute path of an executable implementing the `--splice` and `--splice-body` contracts: run
    * as `<path> --splice` with a tunnel's client on fd 0 and its destination on fd 1, it joins the two
    * both ways until both have ended (half-closes passed on), and dies with this process; run as
