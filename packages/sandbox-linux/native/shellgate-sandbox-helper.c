@@ -33,8 +33,8 @@
  * refused as with --net off, since a read-only bind still lets connect() reach a host daemon.
  *
  * --splice joins fd 0 and fd 1 (two connected stream sockets: a tunnel the host-side network proxy
- * admitted) both ways, the same per-connection loop as the relay (copying through a buffer where the
- * relay splices, see SPLICER_BUFFER), and exits 0 once both directions have ended (1 on a broken
+ * admitted) both ways, the same per-connection loop as the relay (a copy through a buffer per
+ * direction, see RELAY_BUFFER), and exits 0 once both directions have ended (1 on a broken
  * connection). The host runs it, so it dies
  * with its parent and confines itself before touching a byte (see splice_main).
  *
@@ -839,35 +839,29 @@ struct listener {
 struct conn {
   int kind;
   int fd[2];
-  /* pipe[d] carries what side d sent, on its way to side 1-d (splice moves pages, not bytes). */
-  int pipe[2][2];
-  /*
-   * Or, when set, buf[d] does (read and write copy bytes): a receiver reads copied bytes cheaper
-   * than the page references splice hands on, which on loopback outweighs the copy (see copy_pump).
-   */
+  /* buf[d] holds what side d sent on its way to side 1-d: pending[d] bytes from off[d] on. */
   char *buf[2];
+  size_t bufsize;
   size_t off[2];
   size_t pending[2];
   int eof[2];
-  int grown[2];
   int dead;
   struct conn *next_dead;
 };
 
-#define RELAY_CHUNK (1 << 20)
 /*
- * The splicer modes' buffer per direction. They copy through it rather than splice: on loopback the
- * receiving client spends more CPU on the page references splice hands on than on copied bytes
- * (about 75 against 50 ms per 100 MB), more than the copy costs here. Interleaved A/B of a 100 MB
- * download through the proxy on the 2-CPU bench machine, 15 rounds: medians 8 to 15 % faster for a
- * CONNECT tunnel and 25 to 28 % for a plain-HTTP body (the best single rounds: 9 % slower for the
- * tunnel, 6 to 10 % faster for the body); with 256 KiB the tunnel gained nothing. At most 64
- * splicers run (the proxy's MAX_SPLICERS): 128 MiB at worst. The relay inside the sandbox, with many
- * connections in one process, keeps splice and no buffers.
+ * The bytes of a connection are copied through a buffer per direction, not spliced: on loopback
+ * the receiver spends more CPU on the page references splice(2) hands on than on copied bytes,
+ * more than the copy costs (a client reading a 100 MB body: about 75 against 50 ms). Measured on
+ * the 2-CPU bench machine, 100 MB each: the relay went from 41-46 % of loopback TCP to 55-93 %
+ * (bench/run.mjs); through the host proxy's splicer, interleaved A/B medians were 8-15 % faster for
+ * a CONNECT tunnel and 25-28 % for a plain-HTTP body (a tunnel's best single round 9 % slower).
+ * The relay holds many connections in one process: 256 KiB a direction each, allocated per
+ * connection. A splicer holds one: 1 MiB (256 KiB gained the tunnel nothing); at most 64 run (the
+ * proxy's MAX_SPLICERS), 128 MiB at worst.
  */
+#define RELAY_BUFFER (256 * 1024)
 #define SPLICER_BUFFER (1024 * 1024)
-/* A pipe grows to this once a direction carries bulk data (fewer splices and wake-ups per MB). */
-#define RELAY_BULK_PIPE (1 << 19)
 #define RELAY_EVENTS 256
 
 static struct listener listeners[MAX_RELAYS];
@@ -917,8 +911,6 @@ static void close_conn(struct conn *c) {
       if (d == 0 && (c->pending[0] || c->pending[1] || !c->eof[0] || !c->eof[1])) reset_close(c->fd[d]);
       else close(c->fd[d]);
     }
-    if (c->pipe[d][0] >= 0) close(c->pipe[d][0]);
-    if (c->pipe[d][1] >= 0) close(c->pipe[d][1]);
   }
   /* Freed after the current batch of events, which may still name it. */
   c->next_dead = dead_conns;
@@ -937,29 +929,15 @@ static int pass_end(struct conn *c, int d) {
 
 /* Writes some of what side d sent and is still in flight (pending[d]) to side 1-d. */
 static ssize_t send_pending(struct conn *c, int d) {
-  if (c->buf[d] == NULL) return splice(c->pipe[d][0], NULL, c->fd[1 - d], NULL, c->pending[d], SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
   ssize_t n = write(c->fd[1 - d], c->buf[d] + c->off[d], c->pending[d]);
   if (n > 0) c->off[d] += (size_t)n;
   return n;
 }
 
-/* Takes more of what side d sends into the connection's buffer or pipe, once nothing is pending. */
+/* Reads more of what side d sends into its buffer, once nothing of it is pending. */
 static ssize_t take_more(struct conn *c, int d) {
-  if (c->buf[d] != NULL) {
-    c->off[d] = 0;
-    return read(c->fd[d], c->buf[d], SPLICER_BUFFER);
-  }
-  ssize_t n = splice(c->fd[d], NULL, c->pipe[d][1], NULL, RELAY_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-  /*
-   * Only a direction that fills its pipe grows it: pipe buffers count against the user's
-   * pipe-user-pages limit, shared with the user's processes outside the sandbox. A refusal
-   * (the limit reached) leaves the default size.
-   */
-  if (n >= 65536 && !c->grown[d]) {
-    c->grown[d] = 1;
-    (void)fcntl(c->pipe[d][1], F_SETPIPE_SZ, RELAY_BULK_PIPE);
-  }
-  return n;
+  c->off[d] = 0;
+  return read(c->fd[d], c->buf[d], c->bufsize);
 }
 
 /* Move what side d sent to side 1-d until one of them would block; -1 when the connection is broken. */
@@ -988,12 +966,6 @@ static int pump(struct conn *c, int d) {
   }
 }
 
-/* The two pipes of a connection, non-blocking: splice through them never stalls the loop. */
-static int conn_pipes(struct conn *c) {
-  c->pipe[0][0] = c->pipe[0][1] = c->pipe[1][0] = c->pipe[1][1] = -1;
-  if (pipe2(c->pipe[0], O_NONBLOCK | O_CLOEXEC) != 0 || pipe2(c->pipe[1], O_NONBLOCK | O_CLOEXEC) != 0) return -1;
-  return 0;
-}
 
 /*
  * One step of a connection, after an event on either side: both directions move as far as they
@@ -1028,7 +1000,10 @@ static void open_conn(int client, const struct listener *l) {
   c->fd[1] = upstream;
   int one = 1;
   (void)setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (conn_pipes(c) != 0) {
+  c->buf[0] = malloc(RELAY_BUFFER);
+  c->buf[1] = malloc(RELAY_BUFFER);
+  c->bufsize = RELAY_BUFFER;
+  if (!c->buf[0] || !c->buf[1]) {
     close_conn(c);
     return;
   }
@@ -1080,6 +1055,8 @@ static void relay_loop(void) {
     }
     while (dead_conns) {
       struct conn *next = dead_conns->next_dead;
+      free(dead_conns->buf[0]);
+      free(dead_conns->buf[1]);
       free(dead_conns);
       dead_conns = next;
     }
@@ -1116,8 +1093,8 @@ static void allowlist_seccomp(const uint32_t *allowed, size_t n, int unix_socket
 /* The relay's own filter: an allow-list of what relay_loop calls; anything else kills it. */
 static void relay_seccomp(void) {
   static const uint32_t allowed[] = {
-    __NR_epoll_pwait, __NR_epoll_ctl, __NR_accept4, __NR_connect, __NR_splice, __NR_pipe2,
-    __NR_close, __NR_shutdown, __NR_setsockopt, __NR_fcntl, __NR_write, __NR_mmap, __NR_munmap, __NR_brk,
+    __NR_epoll_pwait, __NR_epoll_ctl, __NR_accept4, __NR_connect, __NR_read,
+    __NR_close, __NR_shutdown, __NR_setsockopt, __NR_write, __NR_mmap, __NR_munmap, __NR_brk,
     __NR_madvise, __NR_mremap, __NR_rt_sigreturn, __NR_restart_syscall, __NR_exit, __NR_exit_group,
     /* glibc's malloc seeds its heap randomisation on first use */
     __NR_getrandom,
@@ -1285,9 +1262,9 @@ static int splice_main(void) {
   c.kind = KIND_CONN;
   c.fd[0] = 0;
   c.fd[1] = 1;
-  c.pipe[0][0] = c.pipe[0][1] = c.pipe[1][0] = c.pipe[1][1] = -1;
   c.buf[0] = buffers[0];
   c.buf[1] = buffers[1];
+  c.bufsize = SPLICER_BUFFER;
   for (int d = 0; d < 2; d++) {
     struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = &c};
     if (epoll_ctl(ep, EPOLL_CTL_ADD, c.fd[d], &ev) != 0) die("epoll_ctl");
