@@ -92,6 +92,34 @@ async function holdMissing(root: string, target: string): Promise<{ stub: string
   return undefined;
 }
 
+/** A look's failure, rethrown when its turn comes (an earlier one's failure goes first). */
+const failLater = (error: unknown) => () => {
+  throw error;
+};
+
+/** What a carve-out adds to the plan: read-only if it exists, a placeholder if empty or missing. */
+async function lookAtCarveOut(root: string, sub: string): Promise<(plan: MountPlan) => void> {
+  let stat = await lstatOrUndefined(sub);
+  const contents = stat?.isDirectory() ? await dirContents(sub) : undefined;
+  if (contents === "gone") stat = undefined;
+  if (stat?.isSymbolicLink()) refuseLink(sub, sub);
+  if (contents === "empty") return (plan) => addOnce(plan.stubs, sub);
+  if (stat) return (plan) => addOnce(plan.readOnly, sub);
+  const hold = await holdMissing(root, sub);
+  return (plan) => {
+    if (hold && "stub" in hold) addOnce(plan.stubs, hold.stub);
+    else if (hold) addOnce(plan.readOnly, hold.readOnly);
+  };
+}
+
+/** What a directory to pin adds: a pin, read-only for a non-directory, nothing when it is missing. */
+async function lookAtPin(dir: string): Promise<(plan: MountPlan) => void> {
+  const stat = await lstatOrUndefined(dir);
+  if (!stat) return () => {}; // below a missing component, which its placeholder holds
+  if (stat.isSymbolicLink()) refuseLink(dir, dir);
+  return (plan) => addOnce(stat.isDirectory() ? plan.pinned : plan.readOnly, dir);
+}
+
 /**
  * Turn writable roots (with their read-only carve-outs and pinned directories) and denied-read paths
  * into a mount plan. Reads the filesystem (existence, file kinds) but changes nothing.
@@ -108,36 +136,23 @@ export async function planMounts(
     pinned: [], readOnly: [], stubs: [], maskedDirs: [], maskedFiles: [], privateTmp, keepVisible: [],
   };
   if (privateTmp) {
-    for (const dir of visibleDirs) {
-      const real = await fs.realpath(dir).catch(() => undefined);
+    const reals = await Promise.all(visibleDirs.map((dir) => fs.realpath(dir).catch(() => undefined)));
+    for (const real of reals) {
       if (!real || real === "/tmp" || !isWithin(real, "/tmp")) continue;
       if (roots.some((r) => isWithin(real, r.root)) || plan.keepVisible.includes(real)) continue;
       plan.keepVisible.push(real);
     }
   }
+  // Every carve-out and pin is looked at at once (each is a few lstat/opendir round trips through the
+  // thread pool; one after another they were most of a run's planning time), then applied in the
+  // order given, so the plan and the first error thrown are the same as one by one.
+  const looks: Array<Promise<() => void>> = [];
   for (const { root, readOnlySubpaths, pinnedAncestors } of roots) {
-    for (const sub of readOnlySubpaths) {
-      let stat = await lstatOrUndefined(sub);
-      const contents = stat?.isDirectory() ? await dirContents(sub) : undefined;
-      if (contents === "gone") stat = undefined;
-      if (stat?.isSymbolicLink()) refuseLink(sub, sub);
-      else if (contents === "empty") addOnce(plan.stubs, sub);
-      else if (stat) addOnce(plan.readOnly, sub);
-      else {
-        const hold = await holdMissing(root, sub);
-        if (hold && "stub" in hold) addOnce(plan.stubs, hold.stub);
-        else if (hold) addOnce(plan.readOnly, hold.readOnly);
-      }
-    }
+    for (const sub of readOnlySubpaths) looks.push(lookAtCarveOut(root, sub).then((apply) => () => apply(plan), failLater));
     // Older callers may hand in roots without the field; they get no pins, as before.
-    for (const dir of pinnedAncestors ?? []) {
-      const stat = await lstatOrUndefined(dir);
-      if (!stat) continue; // below a missing component, which its placeholder holds
-      if (stat.isSymbolicLink()) refuseLink(dir, dir);
-      if (stat.isDirectory()) addOnce(plan.pinned, dir);
-      else addOnce(plan.readOnly, dir);
-    }
+    for (const dir of pinnedAncestors ?? []) looks.push(lookAtPin(dir).then((apply) => () => apply(plan), failLater));
   }
+  for (const apply of await Promise.all(looks)) apply();
   for (const denied of deniedReadPaths) {
     let real: string;
     try {
