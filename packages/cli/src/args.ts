@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ApprovalPolicyNameSchema, SandboxModeNameSchema } from "./config/names.js";
+import { ApprovalPolicyNameSchema, PROCESS_LIMIT_MAX, PROCESS_LIMIT_MIN, SandboxModeNameSchema, type ProcessLimitSetting } from "./config/names.js";
 import type { ConfigOverrides } from "./config/load.js";
 import { UsageError } from "./errors.js";
 import { parseNetwork, splitCommandLine } from "./options.js";
@@ -86,7 +86,18 @@ export function configOverrides(values: ParsedArgs["values"]): ConfigOverrides {
   if (str("cwd") !== undefined) overrides.cwd = str("cwd")!;
   if (values["allow-broad-workspace"] === true) overrides.allowBroadWorkspace = true;
   if (values["allow-weaker-isolation"] === true) overrides.allowWeakerIsolation = true;
+  if (str("process-limit") !== undefined) overrides.processLimit = parseProcessLimit(str("process-limit")!);
   return overrides;
+}
+
+/** `--process-limit N|off`: a whole number from 8 to 4194304, or `off`. */
+export function parseProcessLimit(value: string): ProcessLimitSetting {
+  if (value === "off") return "off";
+  const n = /^\d{1,7}$/u.test(value) ? Number(value) : NaN;
+  if (!(n >= PROCESS_LIMIT_MIN && n <= PROCESS_LIMIT_MAX)) {
+    throw new UsageError(`--process-limit: expected a whole number from ${PROCESS_LIMIT_MIN} to ${PROCESS_LIMIT_MAX}, or off, got ${JSON.stringify(value)}`);
+  }
+  return n;
 }
 
 

@@ -16,6 +16,7 @@ export const CONFIG_OPTIONS = {
   cwd: { type: "string" },
   "allow-broad-workspace": { type: "boolean" },
   "allow-weaker-isolation": { type: "boolean" },
+  "process-limit": { type: "string" },
 } as const satisfies Options;
 
 /** The help lines of {@link CONFIG_OPTIONS}. */
@@ -37,7 +38,9 @@ export const CONFIG_OPTIONS_HELP = `  -r, --rules FILE           add a rules fil
       --allow-weaker-isolation
                              accept the Landlock+seccomp fallback when bubblewrap cannot run here
                              (no namespaces, no read-only carve-outs inside writable roots; user
-                             config: allow_weaker_isolation = true)`;
+                             config: allow_weaker_isolation = true)
+      --process-limit N|off  the most processes (threads included) a sandboxed command may run at
+                             once, from 8 (default 4096; off: none; config: process_limit)`;
 
 /** The help paragraph on configuration files and project trust. */
 export const CONFIG_FILES_HELP = `Configuration: ~/.config/shellgate/config.toml (yours), then <workspace>/.shellgate/config.toml
@@ -52,7 +55,7 @@ file may only make the policy stricter unless your own config trusts the project
  */
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
   "--rules", "-r", "--approval-policy", "--sandbox", "--writable-root", "--cwd", "--timeout", "--mode", "--deny-read",
-  "--allow-domain", "--host",
+  "--allow-domain", "--host", "--process-limit",
 ]);
 
 /** The values `--network=VALUE` takes. */

@@ -40,6 +40,8 @@ export interface CliBackendOptions {
    * of a short command's latency. `doctor` turns it off to report what a fresh probe finds.
    */
   probeCache?: boolean;
+  /** The most processes one sandboxed command may run (Linux); absent, the backend's default. */
+  processLimit?: number | "off";
 }
 
 /** Loads a package by name; tests inject one to play a package that is missing or empty. */
@@ -112,6 +114,7 @@ export async function createBackend(name: string, options: CliBackendOptions = {
     const linux = mod as unknown as typeof LinuxPackage;
     return linux.createLinuxSandboxBackend({
       allowWeakerIsolation: options.allowWeakerIsolation === true,
+      ...(options.processLimit !== undefined ? { processLimit: options.processLimit } : {}),
       ...(options.probeCache === false ? {} : { probeCacheFile: linux.defaultProbeCacheFile() }),
     });
   }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { configOverrides, CONFIG_OPTIONS, parseCommandArgs, parseMillis } from "../src/args.js";
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs, parseMillis, parseProcessLimit } from "../src/args.js";
+import { DEFAULT_PROCESS_LIMIT, PROCESS_LIMIT_MAX, PROCESS_LIMIT_MIN } from "../src/config/names.js";
+import { DEFAULT_PROCESS_LIMIT as LINUX_DEFAULT_PROCESS_LIMIT } from "@shellgate/sandbox-linux";
 import { UsageError } from "../src/index.js";
 import { debugRequested, stripDebug } from "../src/run-command.js";
 
@@ -66,5 +68,23 @@ describe("--debug", () => {
     expect(stripDebug(["--debug", "--json", "--", "x", "--debug"])).toEqual(["--json", "--", "x", "--debug"]);
     expect(stripDebug(["--debug", "--cwd", "/tmp", "node", "--debug"])).toEqual(["--cwd", "/tmp", "node", "--debug"]);
     expect(debugRequested(["node", "--debug"])).toBe(false);
+  });
+});
+
+describe("--process-limit", () => {
+  it("takes a whole number from 8 to 4194304, or off", () => {
+    const overrides = (...args: string[]) => configOverrides(parseCommandArgs(args, options).values);
+    expect(overrides("--process-limit", "8", "ls")).toMatchObject({ processLimit: 8 });
+    expect(overrides("--process-limit=off", "ls")).toMatchObject({ processLimit: "off" });
+    expect(parseProcessLimit("4194304")).toBe(4_194_304);
+    for (const bad of ["7", "0", "-1", "4194305", "1e3", "12.5", " 8", "", "OFF", "none"]) {
+      expect(() => parseProcessLimit(bad), bad).toThrow(UsageError);
+      expect(() => parseProcessLimit(bad), bad).toThrow(`--process-limit: expected a whole number from 8 to 4194304, or off, got ${JSON.stringify(bad)}`);
+    }
+  });
+
+  it("has the Linux backend's bounds and default", () => {
+    expect(DEFAULT_PROCESS_LIMIT).toBe(LINUX_DEFAULT_PROCESS_LIMIT);
+    expect([PROCESS_LIMIT_MIN, PROCESS_LIMIT_MAX]).toEqual([8, 4_194_304]);
   });
 });

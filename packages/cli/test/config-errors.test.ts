@@ -51,6 +51,18 @@ const DIAGNOSTICS: Array<{ name: string; text: string; at: [number, number]; mes
     message: "`rules[1]`: Invalid input: expected string, received number",
   },
   {
+    name: "a process limit out of range",
+    text: 'sandbox_mode = "workspace-write"\nprocess_limit = 4\n',
+    at: [2, 17],
+    message: '`process_limit`: expected a whole number from 8 to 4194304, or "off"',
+  },
+  {
+    name: "a process limit that is neither a number nor off",
+    text: 'process_limit = "none"\n',
+    at: [1, 17],
+    message: '`process_limit`: expected a whole number from 8 to 4194304, or "off"',
+  },
+  {
     name: "bad element of a dotted key's array",
     text: 'sandbox_workspace_write.writable_roots = [""]\n',
     at: [1, 43],

@@ -167,6 +167,9 @@ describe("untrusted project: may only tighten", () => {
     { name: "set PATH", project: () => '[shell_environment_policy]\nset = { PATH = "./evil:/usr/bin" }', key: "shell_environment_policy.set" },
     { name: "no timeout over the default", project: () => "timeout_ms = 0", key: "timeout_ms" },
     { name: "a longer timeout", user: "timeout_ms = 1000", project: () => "timeout_ms = 2000", key: "timeout_ms" },
+    { name: "no process limit", project: () => 'process_limit = "off"', key: "process_limit" },
+    { name: "a process limit over the default", project: () => "process_limit = 5000", key: "process_limit" },
+    { name: "a process limit over the user's", user: "process_limit = 100", project: () => "process_limit = 200", key: "process_limit" },
     { name: "codex_rules = false (drops forbidden rules)", project: () => "codex_rules = false", key: "codex_rules" },
     { name: "codex_rules = true over the user's false (adds allow rules)", user: "codex_rules = false", project: () => "codex_rules = true", key: "codex_rules" },
     { name: "a rules file (its allow rules run unsandboxed)", project: () => 'rules = ["team.rules"]', key: "rules" },
@@ -186,6 +189,15 @@ describe("untrusted project: may only tighten", () => {
       await expect(loadConfig({ cwd: ws }, env)).resolves.toMatchObject({ project: { trusted: true } });
     });
   }
+
+  it("lets an untrusted project lower the process limit, and a flag decide it (control: the user's own value applies without either)", async () => {
+    write(userFile, "process_limit = 300\n");
+    await expect(loadConfig({ cwd: ws }, env)).resolves.toMatchObject({ processLimit: 300 });
+    writeProject("process_limit = 64\n");
+    await expect(loadConfig({ cwd: ws }, env)).resolves.toMatchObject({ processLimit: 64, project: { trusted: false } });
+    writeProject('process_limit = "off"\n');
+    await expect(loadConfig({ cwd: ws, processLimit: 32 }, env)).resolves.toMatchObject({ processLimit: 32 });
+  });
 
   it("does not judge a key a flag decides (it takes no effect)", async () => {
     writeProject('sandbox_mode = "danger-full-access"\napproval_policy = "never"\ntimeout_ms = 0\n[sandbox_workspace_write]\nnetwork_access = true\n');

@@ -9,6 +9,7 @@ import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir, userR
 import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, SandboxModeName } from "./names.js";
 import type { ConfigFile } from "./schema.js";
+import { DEFAULT_PROCESS_LIMIT, type ProcessLimitSetting } from "./names.js";
 import { findWeakenings, type Baseline, type FlagsGiven } from "./strictness.js";
 import { canonicalPath, isProjectTrusted, trustSnippet } from "./trust.js";
 
@@ -36,6 +37,8 @@ export interface ConfigOverrides {
   allowBroadWorkspace?: boolean;
   /** `--allow-weaker-isolation`: accept the Landlock+seccomp fallback when bubblewrap cannot run. */
   allowWeakerIsolation?: boolean;
+  /** `--process-limit N|off`: the most processes one sandboxed command may run at once. */
+  processLimit?: ProcessLimitSetting;
   /** `--allow-domain HOST` (repeatable): hosts sandboxed commands may reach through the network proxy. */
   allowDomains?: string[];
 }
@@ -88,6 +91,8 @@ export interface EffectiveConfig {
   timeoutMs: number;
   /** Whether the Landlock+seccomp fallback (weaker isolation) may be used when bubblewrap cannot run. */
   allowWeakerIsolation: boolean;
+  /** `process_limit` / `--process-limit` when one was given; absent, the backend's default (4096) applies. */
+  processLimit?: ProcessLimitSetting;
   /** The `[shell_environment_policy]` table merged across files (later files win per key), if any. */
   shellEnvironmentPolicy?: ShellEnvironmentSettings;
   /**
@@ -159,6 +164,7 @@ interface Merged {
   codexRules: boolean;
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
+  processLimit: ProcessLimitSetting | undefined;
   /** Raw `[network] allow` entries of the layers and `--allow-domain`, in order, with their origin. */
   networkAllow: DomainEntry[];
   networkDeny: DomainEntry[];
@@ -190,6 +196,7 @@ function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged
     codexRules: last(layers, (c) => c.codex_rules) ?? true,
     allowBroadWorkspace: overrides.allowBroadWorkspace === true || (last(layers, (c) => c.allow_broad_workspace) ?? false),
     allowWeakerIsolation: overrides.allowWeakerIsolation === true || (last(layers, (c) => c.allow_weaker_isolation) ?? false),
+    processLimit: overrides.processLimit ?? last(layers, (c) => c.process_limit),
     // Lists add up across layers: a project may only add denies unless trusted (see strictness.ts).
     networkAllow: [
       ...layers.flatMap((l) => (l.config.network?.allow ?? []).map((host) => ({ host, origin: `${l.file} [network] allow` }))),
@@ -214,6 +221,7 @@ function baselineOf(merged: Merged, layers: Layer[], cwd: string): Baseline {
     codexRules: merged.codexRules,
     allowBroadWorkspace: merged.allowBroadWorkspace,
     allowWeakerIsolation: merged.allowWeakerIsolation,
+    processLimit: merged.processLimit ?? DEFAULT_PROCESS_LIMIT,
     networkAllow: merged.networkAllow.map((e) => e.host.trim().toLowerCase()),
   };
 }
@@ -281,6 +289,7 @@ export async function loadConfig(
           noDefaultRules: overrides.noDefaultRules === true,
           allowBroadWorkspace: overrides.allowBroadWorkspace === true,
           allowWeakerIsolation: overrides.allowWeakerIsolation === true,
+          processLimit: overrides.processLimit !== undefined,
         };
         const weakenings = findWeakenings(projectConfig, baseline, flags, (p) => canonicalPath(resolveFrom(layer, p)));
         if (weakenings.length > 0) {
@@ -350,6 +359,7 @@ export async function loadConfig(
     workspaceCheck,
     timeoutMs: merged.timeoutMs,
     allowWeakerIsolation: merged.allowWeakerIsolation,
+    ...(merged.processLimit !== undefined ? { processLimit: merged.processLimit } : {}),
     ...(merged.shellEnvironmentPolicy ? { shellEnvironmentPolicy: merged.shellEnvironmentPolicy } : {}),
     protectedPaths: [...new Set(protectedPaths)],
     network,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApprovalPolicyNameSchema, SandboxModeNameSchema } from "./names.js";
+import { ApprovalPolicyNameSchema, PROCESS_LIMIT_MAX, PROCESS_LIMIT_MIN, SandboxModeNameSchema } from "./names.js";
 
 export { ApprovalPolicyNameSchema, SandboxModeNameSchema, type ApprovalPolicyName, type SandboxModeName } from "./names.js";
 
@@ -41,6 +41,9 @@ export const ProjectTrustTableSchema = z.strictObject({ trust_level: TrustLevelS
  * One configuration file (`.shellgate/config.toml` in a project, `config.toml` in the user's config directory).
  * Every key is optional; unknown keys are an error so typos are not silently ignored.
  */
+// One message for every way a process limit can be wrong (a fraction, out of range, another word).
+const PROCESS_LIMIT_ERROR = { error: `expected a whole number from ${PROCESS_LIMIT_MIN} to ${PROCESS_LIMIT_MAX}, or "off"` };
+
 export const ConfigFileSchema = z.strictObject({
   approval_policy: ApprovalPolicyNameSchema.optional(),
   sandbox_mode: SandboxModeNameSchema.optional(),
@@ -68,6 +71,13 @@ export const ConfigFileSchema = z.strictObject({
    * from the user config and trusted projects only.
    */
   allow_weaker_isolation: z.boolean().optional(),
+  /**
+   * The most processes (threads included) one sandboxed command may run at once, or "off" for no
+   * cap. Default 4096. A project that is not trusted may only lower it.
+   */
+  process_limit: z
+    .union([z.number().int(PROCESS_LIMIT_ERROR).min(PROCESS_LIMIT_MIN, PROCESS_LIMIT_ERROR).max(PROCESS_LIMIT_MAX, PROCESS_LIMIT_ERROR), z.literal("off")], PROCESS_LIMIT_ERROR)
+    .optional(),
   /**
    * Per-project trust, keyed by absolute path (matched against the workspace's real path, exactly).
    * Read from the user config only; a project file naming it is refused.

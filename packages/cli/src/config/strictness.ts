@@ -1,6 +1,7 @@
 import type { ProjectWeakening } from "../errors.js";
 import type { ShellEnvironmentSettings } from "./load.js";
 import type { ApprovalPolicyName, ConfigFile, SandboxModeName } from "./schema.js";
+import type { ProcessLimitSetting } from "./names.js";
 
 /**
  * How strict each sandbox mode is, higher is stricter: read-only > workspace-write > (external-sandbox,
@@ -72,6 +73,8 @@ export interface Baseline {
   codexRules: boolean;
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
+  /** The user's process limit (its default when none is set). */
+  processLimit: ProcessLimitSetting;
   /** Hosts the user's config and `--allow-domain` grant (trimmed, lower-cased). */
   networkAllow: readonly string[];
 }
@@ -85,6 +88,7 @@ export interface FlagsGiven {
   noDefaultRules: boolean;
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
+  processLimit: boolean;
 }
 
 function show(value: unknown): string {
@@ -176,6 +180,10 @@ export function findWeakenings(
     }
   }
 
+  // A higher cap, or none, lets the project's commands run more processes than the user allows.
+  if (!flags.processLimit && project.process_limit !== undefined && baseline.processLimit !== "off") {
+    if (project.process_limit === "off" || project.process_limit > baseline.processLimit) add("process_limit", project.process_limit, `${baseline.processLimit}`);
+  }
   if (!flags.timeoutMs && project.timeout_ms !== undefined && baseline.timeoutMs !== 0) {
     if (project.timeout_ms === 0 || project.timeout_ms > baseline.timeoutMs) {
       add("timeout_ms", project.timeout_ms, `${baseline.timeoutMs}`);

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { UsageError } from "../../errors.js";
+import { parseProcessLimit } from "../../args.js";
 import { parseNetwork, splitCommandLine } from "../../options.js";
 
 /** What `shellgate sandbox` was asked to do. */
@@ -14,6 +15,8 @@ export type SandboxCommandRequest =
       deniedReadPaths: string[];
       network: boolean;
       allowWeakerIsolation: boolean;
+      /** `--process-limit N|off`; absent: the backend's default. */
+      processLimit?: number | "off";
       /** The backend named with `--backend`; absent: this platform's. */
       backend?: string;
       /** `--dry-run`: print what would run (`--json`: as JSON) and run nothing. */
@@ -30,6 +33,7 @@ const OPTIONS = {
   network: { type: "string" },
   "deny-read": { type: "string", multiple: true },
   "allow-weaker-isolation": { type: "boolean" },
+  "process-limit": { type: "string" },
   backend: { type: "string" },
   "dry-run": { type: "boolean" },
   probe: { type: "boolean" },
@@ -37,7 +41,7 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const TAKES_VALUE: ReadonlySet<string> = new Set(["--mode", "--writable-root", "--deny-read", "--backend"]);
+const TAKES_VALUE: ReadonlySet<string> = new Set(["--mode", "--writable-root", "--deny-read", "--backend", "--process-limit"]);
 
 function absolutePaths(flag: string, values: readonly string[] | undefined): string[] {
   return (values ?? []).map((p) => {
@@ -93,6 +97,7 @@ export function parseSandboxArgs(args: readonly string[]): SandboxCommandRequest
     deniedReadPaths,
     network,
     allowWeakerIsolation: values["allow-weaker-isolation"] ?? false,
+    ...(values["process-limit"] !== undefined ? { processLimit: parseProcessLimit(values["process-limit"]) } : {}),
     ...(values.backend !== undefined ? { backend: values.backend } : {}),
     dryRun,
     json: values.json ?? false,

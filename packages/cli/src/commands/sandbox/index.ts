@@ -20,6 +20,8 @@ Options:
       --allow-weaker-isolation
                               accept the Landlock+seccomp fallback when bubblewrap cannot run
                               (no namespaces, no read-only carve-outs inside writable roots)
+      --process-limit N|off   the most processes (threads included) the command may run at once,
+                              from 8 (default 4096; off: none)
       --backend NAME          use this sandbox backend: linux, seatbelt (macOS) or windows (default:
                               this platform's); fails when it is unknown or cannot run here
       --dry-run               print what would run (the sandbox's argv, environment and plan) and run
