@@ -27,10 +27,7 @@ export async function createCliOrchestrator(
   options: { sessionApprovals?: boolean } = {},
 ): Promise<Orchestrator> {
   // Loading the backend's package starts first; the directory below is made meanwhile.
-  const backends = platformBackends({
-    allowWeakerIsolation: config.allowWeakerIsolation,
-    ...(config.processLimit !== undefined ? { processLimit: config.processLimit } : {}),
-  });
+  const backends = platformBackends({ allowWeakerIsolation: config.allowWeakerIsolation, processLimit: config.processLimit });
   const splicer = linuxTunnelSplicer();
   // The user's rules directory is created up front: "always allow" writes there, and a directory that
   // exists is kept read-only by a plain bind mount, while a missing one needs a placeholder on the

@@ -40,8 +40,8 @@ export interface CliBackendOptions {
    * of a short command's latency. `doctor` turns it off to report what a fresh probe finds.
    */
   probeCache?: boolean;
-  /** The most processes one sandboxed command may run (Linux); absent, the backend's default. */
-  processLimit?: number | "off";
+  /** The most processes one sandboxed command may run (Linux); absent or undefined, the backend's default. */
+  processLimit?: number | "off" | undefined;
 }
 
 /** Loads a package by name; tests inject one to play a package that is missing or empty. */

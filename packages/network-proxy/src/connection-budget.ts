@@ -43,8 +43,7 @@ export class ConnectionBudget {
   }
 }
 
-/** What an HTTP client that cannot be served now reads: a 503 naming the limit, then the end. */
-export function tooManyConnectionsResponse(max: number): string {
-  const body = `shellgate: network access refused: ${max} connections through the proxy are open already (its maxConnections); close some and try again\n`;
-  return `HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+/** The body of the `503` an HTTP client that cannot be served now reads: the limit, and what to do. */
+export function tooManyConnectionsText(max: number): string {
+  return `shellgate: network access refused: ${max} connections through the proxy are open already (its maxConnections); close some and try again\n`;
 }

@@ -212,6 +212,12 @@ export function forwardHttp(request: IncomingMessage, response: ServerResponse, 
       hold(upstream);
       hold(client);
       clientHeld = true;
+      // No handoff after all: both sockets are read again and the body goes on in JS.
+      const stayInJs = () => {
+        clientHeld = false;
+        release(upstream, true);
+        release(client, true);
+      };
       const deadline = Date.now() + QUIESCE_MS;
       let tries = 0;
       const attempt = () => {
@@ -219,18 +225,10 @@ export function forwardHttp(request: IncomingMessage, response: ServerResponse, 
         if (client.writableLength !== 0 || response.writableLength !== 0 || upstream.readableLength !== 0 || upstream.isPaused()) {
           // Usually idle within a turn or two of the loop; a client that does not read is polled gently.
           if (Date.now() < deadline) return void (++tries < 16 ? setImmediate(attempt) : setTimeout(attempt, 5));
-          clientHeld = false;
-          release(upstream, true);
-          release(client, true);
-          return;
+          return stayInJs();
         }
         void children.spliceBody(client, upstream, remaining).then((outcome) => {
-          if (outcome === "not-started") {
-            clientHeld = false;
-            release(upstream, true);
-            release(client, true);
-            return;
-          }
+          if (outcome === "not-started") return stayInJs();
           if (outcome === "failed") return fail(new Error("the body splicer failed"));
           remaining = 0;
           complete();

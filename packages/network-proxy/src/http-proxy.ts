@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { Socket } from "node:net";
 import { RequestError, Server, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from "proxy-chain";
 import { admit, type AdmissionContext } from "./admission.js";
-import { tooManyConnectionsResponse, type ConnectionBudget } from "./connection-budget.js";
+import { tooManyConnectionsText, type ConnectionBudget } from "./connection-budget.js";
 import { errorCode } from "./connect.js";
 import { forwardHttp } from "./forward-http.js";
 import { httpStatusOf, refusalText } from "./refusal.js";
@@ -21,9 +21,13 @@ export interface HttpFrontendContext extends AdmissionContext {
 
 type ClientSocket = Parameters<Server["onConnection"]>[0];
 
-/** The destination connection `admit` made for a plain-HTTP request, on its way to `onRequest`. */
+/** The destination connection `admit` made for a plain-HTTP request, and for which host, on its way to `onRequest`. */
 class Admitted {
-  constructor(readonly socket: Socket) {}
+  constructor(
+    readonly socket: Socket,
+    readonly host: string,
+    readonly port: number,
+  ) {}
 }
 
 class ShellgateProxyServer extends Server {
@@ -52,11 +56,11 @@ class ShellgateProxyServer extends Server {
   override onConnection(socket: ClientSocket): void {
     socket.on("error", () => {});
     if (!this.#connections.take(socket)) {
-      // Answered at once, before any request is read, and destroyed once the answer is out: Node's
-      // parser already holds the socket, and whatever it parses meanwhile is dropped (`#refused`).
+      // Answered at once, before any request is read, as proxy-chain answers a failed request (the
+      // connection then closes): Node's parser already holds the socket, and whatever it parses
+      // meanwhile is dropped (`#refused`).
       this.#refused.add(socket);
-      socket.write(tooManyConnectionsResponse(this.#connections.max), () => socket.destroy());
-      socket.setTimeout?.(1000, () => socket.destroy());
+      this.sendSocketResponse(socket, 503, { "content-type": "text/plain; charset=utf-8" }, tooManyConnectionsText(this.#connections.max));
       return;
     }
     this.registerConnection(socket);
@@ -73,18 +77,16 @@ class ShellgateProxyServer extends Server {
   // the forwarding is ours (forwardHttp), which lets a response body pass through unparsed.
   override async onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (this.#refused.has(request.socket)) return void request.socket.destroy();
-    let target: URL | null = null;
+    let admitted: Admitted | undefined;
     try {
       const opts = await this.prepareRequestHandling(request);
-      target = opts.trgParsed;
-      const admitted = opts.customTag;
-      if (!(admitted instanceof Admitted) || target === null) throw new Error("plain HTTP request without an admitted connection");
-      await forwardHttp(request, response, target, admitted.socket, this.#splicer);
+      if (!(opts.customTag instanceof Admitted) || opts.trgParsed === null) throw new Error("plain HTTP request without an admitted connection");
+      admitted = opts.customTag;
+      await forwardHttp(request, response, opts.trgParsed, admitted.socket, this.#splicer);
     } catch (error) {
-      if (error instanceof RequestError || target === null) return this.failRequest(request, this.normalizeHandlerError(error as NodeJS.ErrnoException));
+      if (error instanceof RequestError || admitted === undefined) return this.failRequest(request, this.normalizeHandlerError(error as NodeJS.ErrnoException));
       // Admitted, then the destination failed before answering: a gateway error the client can read.
-      const port = Number(target.port || 80);
-      const text = refusalText({ cause: "upstream-failed", host: target.hostname.replace(/^\[(.*)\]$/u, "$1"), port, reason: errorCode(error) });
+      const text = refusalText({ cause: "upstream-failed", host: admitted.host, port: admitted.port, reason: errorCode(error) });
       this.failRequest(request, new RequestError(text, 502, { "content-type": "text/plain; charset=utf-8" }));
     }
   }
@@ -111,7 +113,7 @@ export function createHttpProxy(ctx: HttpFrontendContext): { proxy: Server; serv
     const dropUpstream = () => upstream.destroy();
     client.once("close", dropUpstream);
     upstream.once("close", () => client.off("close", dropUpstream));
-    if (isHttp) return { customTag: new Admitted(upstream) };
+    if (isHttp) return { customTag: new Admitted(upstream, admission.event.host, admission.event.port) };
     // proxy-chain's own CONNECT path would dial the name again; a custom connect "server" gets the
     // client socket after the 200 instead, and joins it to the socket that was checked.
     const tunnel = new EventEmitter();

@@ -744,15 +744,18 @@ static int release_placeholders(const struct placeholder *ph, int n) {
  * the child (forward_signal, as for --reap). It dies with its caller like bubblewrap did
  * (PR_SET_PDEATHSIG), and bubblewrap's --die-with-parent then takes the sandbox down with it.
  */
+/* What this process passes on to bubblewrap; its child gets them back at their defaults. */
+static const int run_forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT};
+#define RUN_FORWARDED (sizeof run_forwarded / sizeof run_forwarded[0])
+
 static int forward_signals(void) {
-  static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT};
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = forward_signal;
   sa.sa_flags = SA_RESTART;
   if (sigemptyset(&sa.sa_mask) != 0) return -1;
-  for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++) {
-    if (sigaction(forwarded[k], &sa, NULL) != 0) return -1;
+  for (size_t k = 0; k < RUN_FORWARDED; k++) {
+    if (sigaction(run_forwarded[k], &sa, NULL) != 0) return -1;
   }
   return 0;
 }
@@ -768,8 +771,7 @@ _Noreturn static void run_then_release(char **cmd, const struct placeholder *ph,
   if (child < 0) die("fork");
   if (child == 0) {
     /* The child starts with the caller's dispositions and mask, as after a plain exec. */
-    static const int reset[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT};
-    for (size_t k = 0; k < sizeof reset / sizeof reset[0]; k++) (void)signal(reset[k], SIG_DFL);
+    for (size_t k = 0; k < RUN_FORWARDED; k++) (void)signal(run_forwarded[k], SIG_DFL);
     if (sigprocmask(SIG_SETMASK, &old, NULL) != 0) die("sigprocmask");
     execv(cmd[0], cmd);
     fprintf(stderr, "%s: exec %s: %s\n", prog, cmd[0], strerror(errno));

@@ -146,13 +146,13 @@ export async function planMounts(
   // Every carve-out and pin is looked at at once (each is a few lstat/opendir round trips through the
   // thread pool; one after another they were most of a run's planning time), then applied in the
   // order given, so the plan and the first error thrown are the same as one by one.
-  const looks: Array<Promise<() => void>> = [];
+  const looks: Array<Promise<(plan: MountPlan) => void>> = [];
   for (const { root, readOnlySubpaths, pinnedAncestors } of roots) {
-    for (const sub of readOnlySubpaths) looks.push(lookAtCarveOut(root, sub).then((apply) => () => apply(plan), failLater));
+    for (const sub of readOnlySubpaths) looks.push(lookAtCarveOut(root, sub).catch(failLater));
     // Older callers may hand in roots without the field; they get no pins, as before.
-    for (const dir of pinnedAncestors ?? []) looks.push(lookAtPin(dir).then((apply) => () => apply(plan), failLater));
+    for (const dir of pinnedAncestors ?? []) looks.push(lookAtPin(dir).catch(failLater));
   }
-  for (const apply of await Promise.all(looks)) apply();
+  for (const apply of await Promise.all(looks)) apply(plan);
   for (const denied of deniedReadPaths) {
     let real: string;
     try {

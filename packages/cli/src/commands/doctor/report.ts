@@ -74,11 +74,7 @@ export async function gatherDoctorReport(
   }
 
   // A fresh probe, not the disk cache other commands use: doctor reports what works now.
-  const manager = options.manager ?? (await createSandboxManager({
-      allowWeakerIsolation: config.allowWeakerIsolation,
-      probeCache: false,
-      ...(config.processLimit !== undefined ? { processLimit: config.processLimit } : {}),
-    }));
+  const manager = options.manager ?? (await createSandboxManager({ allowWeakerIsolation: config.allowWeakerIsolation, probeCache: false, processLimit: config.processLimit }));
   const backends = await manager.report();
   let sandbox: DoctorReport["sandbox"];
   try {

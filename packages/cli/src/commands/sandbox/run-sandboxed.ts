@@ -78,7 +78,7 @@ function sandboxInputs(request: RunRequest): { spec: CommandSpec; policy: Sandbo
 function managerFor(request: RunRequest): Promise<SandboxManager> {
   return createSandboxManager({
     allowWeakerIsolation: request.allowWeakerIsolation,
-    ...(request.processLimit !== undefined ? { processLimit: request.processLimit } : {}),
+    processLimit: request.processLimit,
     ...(request.backend !== undefined ? { backend: request.backend } : {}),
   });
 }
