@@ -590,21 +590,38 @@ static void take_terminal_foreground(void) {
 
 /* ---------- process limits ---------- */
 
-/* Move this process into the cgroup DIR (prepared by the caller, with pids.max set). */
-static void join_cgroup(const char *dir) {
-  char path[PATH_MAX], pid[32];
-  if (snprintf(path, sizeof path, "%s/cgroup.procs", dir) >= (int)sizeof path) die_msg("--cgroup path too long");
+/*
+ * Move this process into the cgroup DIR (prepared by the caller, with pids.max set). On cgroup v1
+ * "0" is written to DIR/tasks: that moves only the calling thread, which is all of this
+ * single-threaded process, and the kernel then skips the system-wide lock that a cgroup.procs
+ * write takes to keep whole thread groups still. Taking that lock waits for an RCU grace period:
+ * 5-15 ms of every run on the 2-CPU bench machine (Linux 6.18), against 0.03 ms for the thread
+ * move. Kernels without that shortcut just take the lock, as a cgroup.procs write would. cgroup v2
+ * has no `tasks` file; there the pid is written to cgroup.procs.
+ */
+static int write_cgroup_file(const char *dir, const char *name, const char *text, int missing_ok) {
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) die_msg("--cgroup path too long");
   int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 && missing_ok && errno == ENOENT) return 0;
   if (fd < 0) {
     fprintf(stderr, "%s: open %s: %s\n", prog, path, strerror(errno));
     _exit(EXIT_SETUP);
   }
-  int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-  if (write(fd, pid, (size_t)n) != n) {
+  size_t n = strlen(text);
+  if (write(fd, text, n) != (ssize_t)n) {
     fprintf(stderr, "%s: joining cgroup %s: %s\n", prog, dir, strerror(errno));
     _exit(EXIT_SETUP);
   }
   if (close(fd) != 0) die("close");
+  return 1;
+}
+
+static void join_cgroup(const char *dir) {
+  if (write_cgroup_file(dir, "tasks", "0\n", 1)) return;
+  char pid[32];
+  (void)snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+  (void)write_cgroup_file(dir, "cgroup.procs", pid, 0);
 }
 
 static void limit_processes(long n) {

@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { UnpinnableProtectedPathError, type WritableRoot } from "@shellgate/sandbox";
 import { isWithin } from "./path-within.js";
@@ -41,9 +41,14 @@ export interface MountPlan {
   keepVisible: string[];
 }
 
-async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | undefined> {
+// Every lookup here is synchronous: a plan looks at a few dozen local paths, each a few microseconds
+// as a plain system call and ten times that through the thread pool (with a promise and a wake-up
+// each), which made these lookups most of a run's planning time. The event loop is held for well
+// under a millisecond.
+
+function lstatOrUndefined(p: string): fs.Stats | undefined {
   try {
-    return await fs.lstat(p);
+    return fs.lstatSync(p, { throwIfNoEntry: false });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -56,16 +61,20 @@ async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | un
  * read), or gone since it was seen: another run's placeholder that its cleanup has just removed,
  * which must be held like any missing path, not bound as a directory that is no longer there.
  */
-async function dirContents(dir: string): Promise<"empty" | "not-empty" | "gone"> {
-  let handle: import("node:fs").Dir | undefined;
+function dirContents(dir: string): "empty" | "not-empty" | "gone" {
+  let handle: fs.Dir | undefined;
   try {
-    handle = await fs.opendir(dir);
-    return (await handle.read()) === null ? "empty" : "not-empty";
+    handle = fs.opendirSync(dir);
+    return handle.readSync() === null ? "empty" : "not-empty";
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === "ENOENT" || code === "ENOTDIR" ? "gone" : "not-empty";
   } finally {
-    await handle?.close().catch(() => undefined);
+    try {
+      handle?.closeSync();
+    } catch {
+      // closing a directory handle that was read cannot lose anything
+    }
   }
 }
 
@@ -79,12 +88,12 @@ function refuseLink(protectedPath: string, link: string): never {
  * placeholder), or the non-directory that stands where a directory on the way should be (bound
  * read-only). Undefined when the carve-out exists after all.
  */
-async function holdMissing(root: string, target: string): Promise<{ stub: string } | { readOnly: string } | undefined> {
+function holdMissing(root: string, target: string): { stub: string } | { readOnly: string } | undefined {
   const parts = path.relative(root, target).split(path.sep).filter(Boolean);
   let current = root;
   for (const [i, part] of parts.entries()) {
     current = path.join(current, part);
-    const stat = await lstatOrUndefined(current);
+    const stat = lstatOrUndefined(current);
     if (!stat) return { stub: current };
     if (stat.isSymbolicLink()) refuseLink(target, current);
     if (!stat.isDirectory() && i < parts.length - 1) return { readOnly: current };
@@ -92,32 +101,25 @@ async function holdMissing(root: string, target: string): Promise<{ stub: string
   return undefined;
 }
 
-/** A look's failure, rethrown when its turn comes (an earlier one's failure goes first). */
-const failLater = (error: unknown) => () => {
-  throw error;
-};
-
 /** What a carve-out adds to the plan: read-only if it exists, a placeholder if empty or missing. */
-async function lookAtCarveOut(root: string, sub: string): Promise<(plan: MountPlan) => void> {
-  let stat = await lstatOrUndefined(sub);
-  const contents = stat?.isDirectory() ? await dirContents(sub) : undefined;
+function lookAtCarveOut(plan: MountPlan, root: string, sub: string): void {
+  let stat = lstatOrUndefined(sub);
+  const contents = stat?.isDirectory() ? dirContents(sub) : undefined;
   if (contents === "gone") stat = undefined;
   if (stat?.isSymbolicLink()) refuseLink(sub, sub);
-  if (contents === "empty") return (plan) => addOnce(plan.stubs, sub);
-  if (stat) return (plan) => addOnce(plan.readOnly, sub);
-  const hold = await holdMissing(root, sub);
-  return (plan) => {
-    if (hold && "stub" in hold) addOnce(plan.stubs, hold.stub);
-    else if (hold) addOnce(plan.readOnly, hold.readOnly);
-  };
+  if (contents === "empty") return addOnce(plan.stubs, sub);
+  if (stat) return addOnce(plan.readOnly, sub);
+  const hold = holdMissing(root, sub);
+  if (hold && "stub" in hold) addOnce(plan.stubs, hold.stub);
+  else if (hold) addOnce(plan.readOnly, hold.readOnly);
 }
 
 /** What a directory to pin adds: a pin, read-only for a non-directory, nothing when it is missing. */
-async function lookAtPin(dir: string): Promise<(plan: MountPlan) => void> {
-  const stat = await lstatOrUndefined(dir);
-  if (!stat) return () => {}; // below a missing component, which its placeholder holds
+function lookAtPin(plan: MountPlan, dir: string): void {
+  const stat = lstatOrUndefined(dir);
+  if (!stat) return; // below a missing component, which its placeholder holds
   if (stat.isSymbolicLink()) refuseLink(dir, dir);
-  return (plan) => addOnce(stat.isDirectory() ? plan.pinned : plan.readOnly, dir);
+  addOnce(stat.isDirectory() ? plan.pinned : plan.readOnly, dir);
 }
 
 /**
@@ -136,31 +138,23 @@ export async function planMounts(
     pinned: [], readOnly: [], stubs: [], maskedDirs: [], maskedFiles: [], privateTmp, keepVisible: [],
   };
   if (privateTmp) {
-    const reals = await Promise.all(visibleDirs.map((dir) => fs.realpath(dir).catch(() => undefined)));
-    for (const real of reals) {
+    for (const dir of visibleDirs) {
+      const real = realpathOrUndefined(dir);
       if (!real || real === "/tmp" || !isWithin(real, "/tmp")) continue;
       if (roots.some((r) => isWithin(real, r.root)) || plan.keepVisible.includes(real)) continue;
       plan.keepVisible.push(real);
     }
   }
-  // Every carve-out and pin is looked at at once (each is a few lstat/opendir round trips through the
-  // thread pool; one after another they were most of a run's planning time), then applied in the
-  // order given, so the plan and the first error thrown are the same as one by one.
-  const looks: Array<Promise<(plan: MountPlan) => void>> = [];
   for (const { root, readOnlySubpaths, pinnedAncestors } of roots) {
-    for (const sub of readOnlySubpaths) looks.push(lookAtCarveOut(root, sub).catch(failLater));
+    for (const sub of readOnlySubpaths) lookAtCarveOut(plan, root, sub);
     // Older callers may hand in roots without the field; they get no pins, as before.
-    for (const dir of pinnedAncestors ?? []) looks.push(lookAtPin(dir).catch(failLater));
+    for (const dir of pinnedAncestors ?? []) lookAtPin(plan, dir);
   }
-  for (const apply of await Promise.all(looks)) apply(plan);
   for (const denied of deniedReadPaths) {
-    let real: string;
-    try {
-      real = await fs.realpath(denied);
-    } catch {
-      continue; // nothing there to read; if the command creates it, it is the command's own data
-    }
-    const stat = await fs.stat(real);
+    // Missing: nothing there to read; if the command creates it, it is the command's own data.
+    const real = realpathOrUndefined(denied);
+    if (real === undefined) continue;
+    const stat = fs.statSync(real);
     (stat.isDirectory() ? plan.maskedDirs : plan.maskedFiles).push(real);
   }
   // Inside a read-only carve-out or a hidden directory nothing can be created or renamed anyway; a
@@ -171,6 +165,14 @@ export async function planMounts(
   plan.stubs = plan.stubs.filter(uncovered);
   plan.pinned = plan.pinned.filter(uncovered).sort();
   return plan;
+}
+
+function realpathOrUndefined(p: string): string | undefined {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return undefined;
+  }
 }
 
 function addOnce(list: string[], p: string): void {

@@ -2,6 +2,7 @@
 // same loop outside the sandbox starts every process (the control). Numbers stay small (limit 64,
 // 128 attempts of `sleep`); no unbounded fork bomb is ever started, and everything is killed.
 import fs from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSandboxPolicy, type SandboxBackend, type SandboxPolicyInput } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, DEFAULT_PROCESS_LIMIT, LinuxSandboxError, locateHelper } from "../src/index.js";
@@ -255,6 +256,29 @@ describe.skipIf(process.platform !== "linux" || !locateHelper())("the helper's l
     const r = await run([locateHelper() as string, ...args]);
     expect(r.code).toBe(125);
     expect(r.stderr).toMatch(message);
+  });
+
+  // Plain directories stand in for the two cgroup file systems, so that what the helper writes can
+  // be read back; the runs above show that a real cgroup joined this way holds the limit.
+  it("joins a v1 cgroup by moving its only thread (\"0\" to tasks), a v2 cgroup by pid (cgroup.procs)", async () => {
+    const dirs = makeDirs("cgroup-files");
+    const [v1, v2] = [path.join(dirs.base, "v1"), path.join(dirs.base, "v2")];
+    fs.mkdirSync(v1);
+    fs.mkdirSync(v2);
+    fs.writeFileSync(`${v1}/tasks`, "");
+    fs.writeFileSync(`${v1}/cgroup.procs`, "");
+    fs.writeFileSync(`${v2}/cgroup.procs`, "");
+    try {
+      for (const dir of [v1, v2]) {
+        const r = await run([locateHelper() as string, "--cgroup", dir, "--net", "off", "--", "/bin/true"]);
+        expect(r.code, r.stderr).toBe(0);
+      }
+      expect(fs.readFileSync(`${v1}/tasks`, "utf8")).toBe("0\n");
+      expect(fs.readFileSync(`${v1}/cgroup.procs`, "utf8")).toBe("");
+      expect(fs.readFileSync(`${v2}/cgroup.procs`, "utf8")).toMatch(/^[1-9]\d*\n$/);
+    } finally {
+      dirs.remove();
+    }
   });
 
   it("sets RLIMIT_NPROC for the command (soft and hard) with --nproc", async () => {

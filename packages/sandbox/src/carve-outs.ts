@@ -1,6 +1,6 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
-import { traceSymlinks } from "./paths.js";
+import { lstatOrUndefined, traceSymlinks } from "./paths.js";
 
 /**
  * Names held read-only inside every writable root, whether they exist or not: git metadata (hooks
@@ -12,10 +12,10 @@ import { traceSymlinks } from "./paths.js";
 export const PROTECTED_METADATA_NAMES: readonly string[] = Object.freeze([".git", ".codex", ".shellgate", ".agents"]);
 
 /** The text after `gitdir:` in a `.git` file, as written; undefined when there is none or it cannot be read. */
-async function gitdirText(gitFile: string): Promise<string | undefined> {
+function gitdirText(gitFile: string): string | undefined {
   let text: string;
   try {
-    text = await fs.readFile(gitFile, "utf8");
+    text = fs.readFileSync(gitFile, "utf8");
   } catch {
     // An unreadable pointer protects only itself; its target cannot be known.
     return undefined;
@@ -27,7 +27,7 @@ async function gitdirText(gitFile: string): Promise<string | undefined> {
 
 /** The `gitdir:` target of a `.git` file, resolved against the file's directory; undefined when there is none. */
 export async function readGitdirPointer(gitFile: string): Promise<string | undefined> {
-  const target = await gitdirText(gitFile);
+  const target = gitdirText(gitFile);
   return target === undefined ? undefined : path.resolve(path.dirname(gitFile), target);
 }
 
@@ -43,17 +43,22 @@ function joinAsWritten(base: string, rel: string): string {
  * worktree, the shared repository its `commondir` names (the hooks live there). Those may lie
  * outside `root`: the caller assigns them to whichever writable roots contain them.
  */
-export async function metadataCarveOuts(root: string): Promise<string[]> {
+export function metadataCarveOuts(root: string): string[] {
   const found = PROTECTED_METADATA_NAMES.map((name) => path.join(root, name));
   const gitFile = path.join(root, ".git");
-  const isFile = await fs.lstat(gitFile).then((s) => s.isFile(), () => false);
-  if (!isFile) return found;
-  const target = await gitdirText(gitFile);
+  // Synchronous, like the lookups of paths.ts (see there): a handful of local paths per run.
+  if (!lstatOrUndefined(gitFile)?.isFile()) return found;
+  const target = gitdirText(gitFile);
   if (target === undefined) return found;
   const gitdir = joinAsWritten(root, target);
   found.push(gitdir);
-  const realGitdir = (await traceSymlinks(gitdir)).real;
-  const common = await fs.readFile(path.join(realGitdir, "commondir"), "utf8").then((t) => t.trim(), () => "");
+  const realGitdir = traceSymlinks(gitdir).real;
+  let common = "";
+  try {
+    common = fs.readFileSync(path.join(realGitdir, "commondir"), "utf8").trim();
+  } catch {
+    // no shared repository named: an ordinary linked gitdir
+  }
   if (common) found.push(joinAsWritten(realGitdir, common));
   return found;
 }

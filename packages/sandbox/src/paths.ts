@@ -1,5 +1,11 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
+
+// The lookups here are synchronous on purpose. Planning a run examines a few dozen local paths (the
+// roots, their metadata names, every component of the protected paths): a synchronous lstat costs a
+// few microseconds, one through the thread pool with its promise and wake-up ten times that, which
+// made these lookups a visible part of every sandboxed command's start. Together they hold the
+// event loop for well under a millisecond.
 
 /** Whether `child` is `parent` itself or lies below it (both absolute and canonical). */
 export function isPathWithin(child: string, parent: string): boolean {
@@ -16,9 +22,9 @@ function isMissing(error: unknown): boolean {
 }
 
 /** `lstat` that answers `undefined` for a missing path instead of throwing. */
-export async function lstatOrUndefined(p: string): Promise<import("node:fs").Stats | undefined> {
+export function lstatOrUndefined(p: string): fs.Stats | undefined {
   try {
-    return await fs.lstat(p);
+    return fs.lstatSync(p, { throwIfNoEntry: false });
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -26,11 +32,10 @@ export async function lstatOrUndefined(p: string): Promise<import("node:fs").Sta
 }
 
 /** `realpath` + `stat` that answers `undefined` when the path (or its target) does not exist. */
-export async function realDirectoryOrUndefined(p: string): Promise<string | undefined> {
+export function realDirectoryOrUndefined(p: string): string | undefined {
   try {
-    const real = await fs.realpath(p);
-    const stat = await fs.stat(real);
-    return stat.isDirectory() ? real : undefined;
+    const real = fs.realpathSync.native(p);
+    return fs.statSync(real).isDirectory() ? real : undefined;
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -56,15 +61,19 @@ export interface TracedPath {
 }
 
 /** `lstat` results shared by the traces of one computation (the paths share most of their components). */
-export type LstatCache = Map<string, Promise<import("node:fs").Stats | undefined>>;
+export type LstatCache = Map<string, fs.Stats | undefined>;
 
 /** `lstat` through `cache`; undefined for a path that cannot be examined. */
-function cachedLstat(p: string, cache: LstatCache | undefined): Promise<import("node:fs").Stats | undefined> {
-  const known = cache?.get(p);
-  if (known) return known;
-  const pending = fs.lstat(p).catch(() => undefined);
-  cache?.set(p, pending);
-  return pending;
+function cachedLstat(p: string, cache: LstatCache | undefined): fs.Stats | undefined {
+  if (cache?.has(p)) return cache.get(p);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    stat = undefined;
+  }
+  cache?.set(p, stat);
+  return stat;
 }
 
 /**
@@ -83,7 +92,7 @@ const MAX_LINKS = 40;
  * directory can be re-pointed by a sandboxed command, so the caller must know about every one.
  * `p` is taken as written: `a/link/..` is the parent of the link's target, not `a`.
  */
-export async function traceSymlinks(p: string, cache?: LstatCache): Promise<TracedPath> {
+export function traceSymlinks(p: string, cache?: LstatCache): TracedPath {
   const { root } = path.parse(p);
   if (!root) throw new Error(`traceSymlinks needs an absolute path, got ${JSON.stringify(p)}`);
   const links: string[] = [];
@@ -102,7 +111,7 @@ export async function traceSymlinks(p: string, cache?: LstatCache): Promise<Trac
       current = next;
       continue;
     }
-    const stat = await cachedLstat(next, cache);
+    const stat = cachedLstat(next, cache);
     if (!stat) {
       // Missing or unreadable: nothing below can be followed, keep the rest as written.
       missing = true;
@@ -121,7 +130,7 @@ export async function traceSymlinks(p: string, cache?: LstatCache): Promise<Trac
     }
     let target: string;
     try {
-      target = await fs.readlink(next);
+      target = fs.readlinkSync(next);
     } catch {
       // Replaced between lstat and readlink: treat it as the missing path it now may be.
       missing = true;

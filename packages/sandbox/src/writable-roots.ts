@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { InvalidSandboxPathError, InvalidSandboxPolicyError, UnpinnableProtectedPathError } from "./errors.js";
 import { SandboxPolicySchema, type SandboxPolicy } from "./policy.js";
@@ -54,42 +54,42 @@ function validatePolicy(policy: unknown): SandboxPolicy {
   throw new InvalidSandboxPolicyError(field, message, { cause: result.error });
 }
 
-/** Canonicalise a root the caller insists on: it must be an existing absolute directory. */
-async function requireDirectory(field: string, p: unknown): Promise<string> {
+/** Canonicalise a root the caller insists on: it must be an existing absolute directory (synchronous: see paths.ts). */
+function requireDirectory(field: string, p: unknown): string {
   if (typeof p !== "string" || p.length === 0) {
     throw new InvalidSandboxPathError(field, String(p), "must be a non-empty absolute path");
   }
   if (!path.isAbsolute(p)) throw new InvalidSandboxPathError(field, p, "must be an absolute path");
   let real: string;
   try {
-    real = await fs.realpath(p);
+    real = fs.realpathSync.native(p);
   } catch {
     throw new InvalidSandboxPathError(field, p, "does not exist");
   }
-  const stat = await fs.stat(real);
+  const stat = fs.statSync(real);
   if (!stat.isDirectory()) throw new InvalidSandboxPathError(field, p, "is not a directory");
   return real;
 }
 
 /** Candidate roots in priority order, the cwd first. */
-async function candidateRoots(
+function candidateRoots(
   policy: Extract<SandboxPolicy, { mode: "workspace-write" }>,
   options: WritableRootsOptions,
-): Promise<{ cwd: string; roots: string[] }> {
-  const cwd = await requireDirectory("cwd", options.cwd);
+): { cwd: string; roots: string[] } {
+  const cwd = requireDirectory("cwd", options.cwd);
   const roots = [cwd];
   for (const [i, root] of policy.writableRoots.entries()) {
-    roots.push(await requireDirectory(`writableRoots.${i}`, root));
+    roots.push(requireDirectory(`writableRoots.${i}`, root));
   }
   // TMPDIR and /tmp are ambient, not configuration: when unusable they are left out (a narrower
   // sandbox), never an error that would make every command fail on an odd machine.
   const tmpdir = options.env["TMPDIR"];
   if (!policy.excludeTmpdirEnvVar && tmpdir && path.isAbsolute(tmpdir)) {
-    const real = await realDirectoryOrUndefined(tmpdir);
+    const real = realDirectoryOrUndefined(tmpdir);
     if (real) roots.push(real);
   }
   if (!policy.excludeSlashTmp && (options.platform ?? process.platform) !== "win32") {
-    const real = await realDirectoryOrUndefined("/tmp");
+    const real = realDirectoryOrUndefined("/tmp");
     if (real) roots.push(real);
   }
   return { cwd, roots };
@@ -134,11 +134,11 @@ export async function computeWritableRoots(
     }
     return p;
   });
-  const { roots } = await candidateRoots(valid, options);
+  const { roots } = candidateRoots(valid, options);
   const unique = [...new Set(roots)];
-  const named = [...given, ...(await Promise.all(unique.map((root) => metadataCarveOuts(root)))).flat()];
+  const named = [...given, ...unique.flatMap((root) => metadataCarveOuts(root))];
   const cache: LstatCache = new Map();
-  const traced = await Promise.all(named.map(async (p) => ({ given: p, ...(await traceSymlinks(p, cache)) })));
+  const traced = named.map((p) => ({ given: p, ...traceSymlinks(p, cache) }));
   const carveOuts = outermostPaths(traced.map((t) => t.real));
   const isReadOnly = (p: string) => carveOuts.some((c) => isPathWithin(p, c));
   const isWritableDir = (dir: string) => unique.some((r) => isPathWithin(dir, r)) && !isReadOnly(dir);
