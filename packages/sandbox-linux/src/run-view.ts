@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import {
   computeWritableRoots,
   InvalidSandboxPathError,
@@ -34,11 +34,15 @@ export function runRoots(
  * @throws InvalidSandboxPathError (field `cwd`).
  */
 export async function bwrapView(roots: readonly WritableRoot[], spec: CommandSpec, deniedReadPaths: readonly string[], opts: TransformOptions, helperDir: string): Promise<MountPlan> {
+  const mounts = await planMounts(roots, deniedReadPaths, [spec.cwd, opts.sandboxPolicyCwd, helperDir]);
   // A plan may be made for a cwd that does not exist here; it is then compared as written.
-  const [mounts, realCwd] = await Promise.all([
-    planMounts(roots, deniedReadPaths, [spec.cwd, opts.sandboxPolicyCwd, helperDir]),
-    fs.realpath(spec.cwd).catch(() => spec.cwd),
-  ]);
+  // Synchronous, like the plan's own lookups (see mount-plan.ts).
+  let realCwd = spec.cwd;
+  try {
+    realCwd = fs.realpathSync.native(spec.cwd);
+  } catch {
+    // missing here: compared as written
+  }
   const hiding = mounts.maskedDirs.find((d) => isWithin(realCwd, d));
   if (hiding) throw new InvalidSandboxPathError("cwd", spec.cwd, `lies inside the denied-read path ${hiding}`);
   return mounts;
