@@ -97,12 +97,36 @@ const cjsUrl = {
 // module bodies; those of external ES modules stay `import()` and are then renamed to the launcher's
 // (`_sgimp`, as long as `import`, so that the source map still fits).
 const SHELLGATE_FILE = join(outdir, "shellgate.cjs");
+/**
+ * `keepNames` makes esbuild follow every named function and class with `__name(f, "f")`, which sets
+ * `f.name` to what it already is unless bundling renamed `f`: ~900 calls, ~1.5 ms of a start (a
+ * function's `name` turns from a built-in accessor into an own property each time). The ones that
+ * repeat the name the function or class already has are blanked to spaces (same length, so the
+ * source map still fits); a renamed one (`__name(fail2, "fail")`) stays.
+ */
+function blankRedundantNames(code) {
+  const blank = (text) => " ".repeat(text.length);
+  // a statement of its own: `function f(){...}__name(f,"f");`
+  let out = code.replace(/(?<=[;{}])__name\(([A-Za-z_$][\w$]*),"([\w$]+)"\)(?=[;}])/g, (all, id, name) => (id === name ? blank(all) : all));
+  // `X=class extends Y{static{__name(this,"X")}...}`: an anonymous class assigned to X is named X
+  out = out.replace(/(?<![\w$.])([A-Za-z_$][\w$]*)=class( extends [A-Za-z_$][\w$.]*)?\{(static\{__name\(this,"([\w$]+)"\)\})/g, (all, id, ext = "", block, name) =>
+    id === name ? `${id}=class${ext}{${blank(block)}` : all,
+  );
+  return out;
+}
+// esbuild reads an ES default or namespace import of a CommonJS module through `__toESM`, which copies
+// every property of the module onto a new object, once per importing module: 69 copies of path, os,
+// fs and fs/promises in shellgate.cjs, 3-4 ms of a start (measured alone). Builtins go through
+// `__oneNS` instead (the rewrite below; same length, so the source map still fits): esbuild's own
+// `__toESM`, made once per builtin and shared, as an ES module's namespace is.
+const ONE_NAMESPACE = "var __oneNS = ((made) => (mod, isNodeMode) => { const byMode = made[isNodeMode ? 1 : 0]; let ns = byMode.get(mod); if (ns === undefined) byMode.set(mod, (ns = __toESM(mod, isNodeMode))); return ns; })([new WeakMap(), new WeakMap()]);";
 const shellgate = await build({
   ...common,
   ...cjsUrl,
   entryPoints: [join(root, "dist", "bin", "shellgate.js")],
   outfile: SHELLGATE_FILE,
   format: "cjs",
+  banner: { js: `${cjsUrl.banner.js}\n${ONE_NAMESPACE}` },
   supported: { "dynamic-import": true },
   external: EXTERNAL.flatMap((p) => [p, `${p}/*`]),
   plugins: [zodMembers],
@@ -111,9 +135,19 @@ const shellgate = await build({
   const code = await readFile(SHELLGATE_FILE, "utf8");
   if (code.includes("_sgimp")) throw new Error("bundle: shellgate.cjs already uses the name _sgimp");
   // Every real `import(` is a call; the one other occurrence is a string esbuild names a glob with.
-  const rewritten = code.replace(/(?<!['"\w$.])import\(/g, "_sgimp(");
+  let rewritten = code.replace(/(?<!['"\w$.])import\(/g, "_sgimp(");
   const left = rewritten.match(/(?<!['"\w$.])import\(/g);
   if (left) throw new Error(`bundle: ${left.length} import() calls left in shellgate.cjs`);
+  rewritten = rewritten.replaceAll('__toESM(require("node:', '__oneNS(require("node:');
+  rewritten = blankRedundantNames(rewritten);
+  // The launcher reads the bundle as latin1 (a plain copy, no UTF-8 decoding), which is the same text
+  // only while every byte is ASCII; `charset: "ascii"` escapes strings and identifiers but leaves
+  // regular expression literals as written, so a curly quote in one would slip through.
+  const nonAscii = rewritten.search(/[^\x00-\x7f]/);
+  if (nonAscii >= 0) {
+    const line = rewritten.slice(0, nonAscii).split("\n").length;
+    throw new Error(`bundle: shellgate.cjs is not pure ASCII (line ${line}: ${JSON.stringify(rewritten.slice(nonAscii - 30, nonAscii + 10))}); write the character as an escape in the source`);
+  }
   await writeFile(SHELLGATE_FILE, rewritten);
 }
 const launch = await build({

@@ -15,6 +15,7 @@ import {
   type SandboxPlan,
   type SandboxPolicy,
   type TransformOptions,
+  isPathWithin,
 } from "@shellgate/sandbox";
 import { checkCommand } from "./command.js";
 import { LinuxSandboxError } from "./errors.js";
@@ -35,7 +36,6 @@ import {
   type RunCgroup,
 } from "./process-limit.js";
 import { checkHostBinary, currentUid } from "./trusted-path.js";
-import { isWithin } from "./path-within.js";
 
 /** Options of `createLinuxSandboxBackend`. */
 export interface LinuxSandboxBackendOptions {
@@ -181,7 +181,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     for (const [what, file] of binaries) {
       const verdict = checkHostBinary(file, { alsoOwnedBy: [currentUid()] });
       if (!verdict.trusted) throw new LinuxSandboxError("untrusted-binary", `refusing to run the ${what} ${file} on the host: ${verdict.reason}`);
-      const exposed = roots.find((r) => isWithin(file, r.root) || isWithin(verdict.realPath, r.root));
+      const exposed = roots.find((r) => isPathWithin(file, r.root) || isPathWithin(verdict.realPath, r.root));
       if (exposed && what === "bubblewrap binary") {
         throw new LinuxSandboxError("untrusted-binary", `refusing to run the ${what} ${file} on the host: it lies inside the writable root ${exposed.root}, where a sandboxed command could replace it`);
       }
@@ -252,7 +252,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       if (policy.deniedReadPaths.length > 0) {
         throw new LinuxSandboxError("not-enforceable", "denied-read paths cannot be enforced by the Landlock fallback; refusing to run with them readable");
       }
-      const exposed = roots.find((r) => isWithin(helper, r.root));
+      const exposed = roots.find((r) => isPathWithin(helper, r.root));
       if (exposed) {
         throw new LinuxSandboxError("not-enforceable", `the sandbox helper ${helper} lies inside the writable root ${exposed.root}, which Landlock cannot keep read-only; refusing to run`);
       }

@@ -1,9 +1,8 @@
-import type { DenialSignals, NetworkMode } from "@shellgate/sandbox";
+import { isPathWithin, type DenialSignals, type NetworkMode } from "@shellgate/sandbox";
 import { bwrapArgs } from "./bwrap-args.js";
 import type { MountPlan } from "./mount-plan.js";
 import { helperNetworkArgs, proxyBwrapArgs, type ProxyRoutePlan } from "./proxy-route.js";
 import { placeholderArgs } from "./placeholders.js";
-import { isWithin } from "./path-within.js";
 
 /** What the Linux backend says of its runs' refusals (see `DenialSignals`). */
 export const LINUX_DENIAL_SIGNALS: Readonly<Record<"bwrap" | "landlock", DenialSignals>> = Object.freeze({
@@ -58,7 +57,7 @@ export interface BwrapLaunchInput extends HelperArgsInput {
  * when the sandbox has a private one.
  */
 function hideLockDir(mounts: MountPlan, lockDir: string): string[] {
-  if (mounts.maskedDirs.some((d) => isWithin(lockDir, d)) || (mounts.privateTmp && isWithin(lockDir, "/tmp"))) return [];
+  if (mounts.maskedDirs.some((d) => isPathWithin(lockDir, d)) || (mounts.privateTmp && isPathWithin(lockDir, "/tmp"))) return [];
   return ["--tmpfs", lockDir, "--remount-ro", lockDir];
 }
 

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { UnpinnableProtectedPathError, type WritableRoot } from "@shellgate/sandbox";
-import { isWithin } from "./path-within.js";
+import { UnpinnableProtectedPathError, type WritableRoot, isPathWithin } from "@shellgate/sandbox";
 
 /** The filesystem view of one sandboxed run, decided from the writable roots and denied reads. */
 export interface MountPlan {
@@ -132,7 +131,7 @@ export async function planMounts(
   deniedReadPaths: readonly string[],
   visibleDirs: readonly string[] = [],
 ): Promise<MountPlan> {
-  const privateTmp = !roots.some((r) => isWithin("/tmp", r.root));
+  const privateTmp = !roots.some((r) => isPathWithin("/tmp", r.root));
   const plan: MountPlan = {
     writableRoots: [...new Set(roots.map((r) => r.root))].sort((a, b) => a.length - b.length),
     pinned: [], readOnly: [], stubs: [], maskedDirs: [], maskedFiles: [], privateTmp, keepVisible: [],
@@ -140,8 +139,8 @@ export async function planMounts(
   if (privateTmp) {
     for (const dir of visibleDirs) {
       const real = realpathOrUndefined(dir);
-      if (!real || real === "/tmp" || !isWithin(real, "/tmp")) continue;
-      if (roots.some((r) => isWithin(real, r.root)) || plan.keepVisible.includes(real)) continue;
+      if (!real || real === "/tmp" || !isPathWithin(real, "/tmp")) continue;
+      if (roots.some((r) => isPathWithin(real, r.root)) || plan.keepVisible.includes(real)) continue;
       plan.keepVisible.push(real);
     }
   }
@@ -161,7 +160,7 @@ export async function planMounts(
   // placeholder there would only put a directory into, say, the user's `.git`, and a pin there
   // would make part of it writable again.
   const covered = [...plan.readOnly, ...plan.maskedDirs];
-  const uncovered = (p: string) => !covered.some((dir) => isWithin(p, dir));
+  const uncovered = (p: string) => !covered.some((dir) => isPathWithin(p, dir));
   plan.stubs = plan.stubs.filter(uncovered);
   plan.pinned = plan.pinned.filter(uncovered).sort();
   return plan;

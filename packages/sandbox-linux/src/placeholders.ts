@@ -27,8 +27,7 @@
 // under an empty tmpfs in every sandbox: a command that could open one could hold its lock and stall
 // other runs (they give up after 10 s and refuse to run) or keep placeholders from being removed.
 import { execFile } from "node:child_process";
-import { lstatSync } from "node:fs";
-import fs from "node:fs/promises";
+import { chmodSync, lstatSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { LinuxSandboxError } from "./errors.js";
 import { defaultProbeCacheFile } from "./probe-cache.js";
@@ -83,12 +82,12 @@ const prepared = new Map<string, Promise<void>>();
 
 async function prepare(dir: string): Promise<void> {
   const uid = process.getuid?.();
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const stat = await fs.lstat(dir);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
   if (!stat.isDirectory()) throw new Error("not a directory");
   // Another user who could write here could plant lock files and hold them.
   if (uid !== undefined && stat.uid !== uid) throw new Error(`owned by uid ${stat.uid}, not by this user (${uid})`);
-  if ((stat.mode & 0o077) !== 0) await fs.chmod(dir, 0o700);
+  if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
 function prepareOnce(dir: string): Promise<void> {

@@ -1,5 +1,4 @@
-import { readFileSync, readlinkSync, statSync } from "node:fs";
-import fs from "node:fs/promises";
+import { mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { LinuxCapabilityReport } from "./capabilities.js";
@@ -74,7 +73,7 @@ export function defaultProbeCacheFile(env: Readonly<Record<string, string | unde
  */
 export async function readProbeCache(file: string, key: ProbeCacheKey): Promise<LinuxCapabilityReport | undefined> {
   try {
-    const data = JSON.parse(await fs.readFile(file, "utf8")) as { key?: unknown; report?: unknown };
+    const data = JSON.parse(readFileSync(file, "utf8")) as { key?: unknown; report?: unknown };
     if (JSON.stringify(data.key) !== JSON.stringify(key)) return undefined;
     const report = data.report as LinuxCapabilityReport | undefined;
     if (!report || typeof report !== "object" || typeof report.level !== "string" || typeof report.bwrap?.procMount !== "boolean") return undefined;
@@ -88,10 +87,14 @@ export async function readProbeCache(file: string, key: ProbeCacheKey): Promise<
 export async function writeProbeCache(file: string, key: ProbeCacheKey, report: LinuxCapabilityReport): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    await fs.writeFile(tmp, JSON.stringify({ key, report }), { mode: 0o600 });
-    await fs.rename(tmp, file);
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(tmp, JSON.stringify({ key, report }), { mode: 0o600 });
+    renameSync(tmp, file);
   } catch {
-    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // the cache is an optimisation
+    }
   }
 }

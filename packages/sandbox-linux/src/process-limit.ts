@@ -1,5 +1,4 @@
-import { accessSync, constants, readdirSync, readFileSync, rmdirSync } from "node:fs";
-import fs from "node:fs/promises";
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /** Default cap on the processes (and threads: the kernel counts tasks) of one sandboxed run. */
@@ -142,8 +141,13 @@ function pruneStale(parent: string): void {
   }
 }
 
-async function killMembers(dir: string): Promise<void> {
-  const procs = await fs.readFile(path.join(dir, "cgroup.procs"), "utf8").catch(() => "");
+function killMembers(dir: string): void {
+  let procs = "";
+  try {
+    procs = readFileSync(path.join(dir, "cgroup.procs"), "utf8");
+  } catch {
+    // gone meanwhile
+  }
   for (const pid of procs.split("\n").filter((l) => /^\d+$/.test(l)).map(Number)) {
     try {
       process.kill(pid, "SIGKILL");
@@ -162,12 +166,12 @@ let runCounter = 0;
  * every start-up (its module load) to defend against no one: the parent is writable only by this
  * user (`findPidsCgroupParent` checks) and the cgroup tree is read-only inside the sandbox.
  */
-async function makeUniqueDir(parent: string): Promise<string> {
+function makeUniqueDir(parent: string): string {
   for (let attempt = 0; ; attempt++) {
     const suffix = `${process.hrtime.bigint().toString(16)}${(runCounter++).toString(16)}`;
     const dir = path.join(parent, `${PREFIX}${process.pid}-${suffix}`);
     try {
-      await fs.mkdir(dir, { mode: 0o755 });
+      mkdirSync(dir, { mode: 0o755 });
       return dir;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 8) throw error;
@@ -188,11 +192,17 @@ export interface RunCgroup {
  */
 export async function createRunCgroup(parent: PidsCgroupParent, limit: number): Promise<RunCgroup> {
   pruneStale(parent.dir);
-  const dir = await makeUniqueDir(parent.dir);
+  // Synchronous like the rest of planning (see @shellgate/sandbox's paths.ts): two small writes to
+  // the cgroup file system, cheaper than their round trips through the thread pool.
+  const dir = makeUniqueDir(parent.dir);
   try {
-    await fs.writeFile(path.join(dir, "pids.max"), `${limit}\n`);
+    writeFileSync(path.join(dir, "pids.max"), `${limit}\n`);
   } catch (error) {
-    await fs.rmdir(dir).catch(() => undefined);
+    try {
+      rmdirSync(dir);
+    } catch {
+      // nothing more to undo
+    }
     throw error;
   }
   let removed = false;
@@ -205,7 +215,7 @@ export async function createRunCgroup(parent: PidsCgroupParent, limit: number): 
       // leftover of this run, and is killed so the cgroup can go.
       for (let attempt = 0; attempt < 100; attempt++) {
         try {
-          await fs.rmdir(dir);
+          rmdirSync(dir);
           removed = true;
           return;
         } catch (error) {
@@ -215,7 +225,7 @@ export async function createRunCgroup(parent: PidsCgroupParent, limit: number): 
             return;
           }
           if (code !== "EBUSY") return;
-          await killMembers(dir);
+          killMembers(dir);
           // A namespace's teardown usually ends within a millisecond or two: look again soon at first.
           await new Promise((r) => setTimeout(r, Math.min(20, 2 ** attempt)));
         }

@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import {
   InvalidSandboxPathError,
@@ -11,9 +11,9 @@ import {
   type SandboxPolicy,
   type TransformOptions,
   type WritableRoot,
+  isPathWithin,
 } from "@shellgate/sandbox";
 import { LinuxSandboxError } from "./errors.js";
-import { isWithin } from "./path-within.js";
 
 /**
  * Where the session proxy's sockets appear inside the sandbox. `/dev` is bubblewrap's own tmpfs
@@ -66,7 +66,7 @@ export async function planProxyRoute(
     throw new SandboxProxyUnsupportedError("linux", `it needs a unix-socket route, got ${route.transport}`);
   }
   for (const root of roots) {
-    if (isWithin(PROXY_MOUNT_DIR, root.root)) {
+    if (isPathWithin(PROXY_MOUNT_DIR, root.root)) {
       throw new LinuxSandboxError("not-enforceable", `the writable root ${root.root} contains ${PROXY_MOUNT_DIR}, where the proxy's sockets are bound; refusing to route this run through the proxy`);
     }
   }
@@ -81,17 +81,21 @@ export async function planProxyRoute(
     if (options.checkSockets) {
       let stat;
       try {
-        real = await fs.realpath(file);
-        stat = await fs.stat(real);
+        real = fs.realpathSync(file);
+        stat = fs.statSync(real);
       } catch (error) {
         throw new InvalidSandboxPathError(field, file, `cannot be read: ${(error as Error).message}`);
       }
       if (!stat.isSocket()) throw new InvalidSandboxPathError(field, file, "is not a unix socket");
     } else {
-      real = await fs.realpath(file).catch(() => real);
+      try {
+        real = fs.realpathSync(file);
+      } catch {
+        // not there (yet): checked as written
+      }
     }
     for (const dir of new Set([path.dirname(path.resolve(file)), path.dirname(real)])) {
-      const exposed = roots.find((r) => isWithin(dir, r.root));
+      const exposed = roots.find((r) => isPathWithin(dir, r.root));
       if (exposed) {
         throw new LinuxSandboxError("not-enforceable", `the proxy socket ${file} lies in ${dir}, inside the writable root ${exposed.root}, where a sandboxed command could replace or remove it; refusing to route this run through it`);
       }

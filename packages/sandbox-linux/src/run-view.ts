@@ -6,9 +6,9 @@ import {
   type SandboxPolicy,
   type TransformOptions,
   type WritableRoot,
+  isPathWithin,
 } from "@shellgate/sandbox";
 import { planMounts, type MountPlan } from "./mount-plan.js";
-import { isWithin } from "./path-within.js";
 
 /**
  * The writable roots of one run, with every protected path held: the caller's, the backend's own
@@ -43,7 +43,7 @@ export async function bwrapView(roots: readonly WritableRoot[], spec: CommandSpe
   } catch {
     // missing here: compared as written
   }
-  const hiding = mounts.maskedDirs.find((d) => isWithin(realCwd, d));
+  const hiding = mounts.maskedDirs.find((d) => isPathWithin(realCwd, d));
   if (hiding) throw new InvalidSandboxPathError("cwd", spec.cwd, `lies inside the denied-read path ${hiding}`);
   return mounts;
 }

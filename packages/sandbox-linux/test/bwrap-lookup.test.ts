@@ -182,6 +182,16 @@ describe.skipIf(!onLinux)("bubblewrap lookup on this machine", () => {
         .catch((e: unknown) => e);
       expect(error).toMatchObject({ failure: "untrusted-binary" });
       expect(String((error as Error).message)).toContain(`inside the writable root ${fs.realpathSync(ws)}`);
+      // a directory whose name starts with two dots is still inside the workspace (`..bin` is not `..`)
+      const dotted = path.join(ws, "..bin", "bwrap");
+      fs.mkdirSync(path.dirname(dotted), { mode: 0o755 });
+      fs.copyFileSync(system, dotted);
+      fs.chmodSync(dotted, 0o755);
+      const dottedError = await createLinuxSandboxBackend({ bwrapPath: dotted })
+        .transform({ argv: ["true"], cwd: ws, env: baseEnv() }, policy, { sandboxPolicyCwd: ws })
+        .catch((e: unknown) => e);
+      expect(dottedError).toMatchObject({ failure: "untrusted-binary" });
+      expect(String((dottedError as Error).message)).toContain(`inside the writable root ${fs.realpathSync(ws)}`);
     } finally {
       fs.rmSync(safeDir, { recursive: true, force: true });
       fs.rmSync(ws, { recursive: true, force: true });

@@ -1,5 +1,4 @@
-import { constants } from "node:fs";
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import type { CommandSpec } from "./backend.js";
 import { CommandNotFoundError, InvalidCommandSpecError, InvalidSandboxPathError } from "./errors.js";
@@ -13,10 +12,11 @@ export interface CheckCommandOptions {
   defaultPath?: string;
 }
 
-async function isExecutableFile(file: string): Promise<boolean> {
+// The lookups are synchronous for the reason paths.ts gives: a few stats on the way to every start.
+function isExecutableFile(file: string): boolean {
   try {
-    await fs.access(file, constants.X_OK);
-    return (await fs.stat(file)).isFile();
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
   } catch {
     return false;
   }
@@ -34,9 +34,9 @@ export async function checkCommand(spec: CommandSpec, options: CheckCommandOptio
   if (program === undefined || program === "") throw new InvalidCommandSpecError("argv", "must name a program");
   if (!path.isAbsolute(spec.cwd)) throw new InvalidSandboxPathError("cwd", spec.cwd, "must be an absolute path");
   try {
-    const stat = await fs.stat(spec.cwd);
+    const stat = fs.statSync(spec.cwd);
     if (!stat.isDirectory()) throw new InvalidSandboxPathError("cwd", spec.cwd, "is not a directory");
-    await fs.access(spec.cwd, constants.R_OK | constants.X_OK);
+    fs.accessSync(spec.cwd, fs.constants.R_OK | fs.constants.X_OK);
   } catch (error) {
     if (error instanceof InvalidSandboxPathError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -44,13 +44,18 @@ export async function checkCommand(spec: CommandSpec, options: CheckCommandOptio
   }
   if (program.includes("/")) {
     const file = path.resolve(spec.cwd, program);
-    if (await isExecutableFile(file)) return;
-    const exists = await fs.stat(file).then(() => true, () => false);
+    if (isExecutableFile(file)) return;
+    let exists = false;
+    try {
+      exists = fs.statSync(file, { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      // not reachable (ENOTDIR, EACCES): reported as missing
+    }
     throw new CommandNotFoundError(program, exists ? { detail: "not an executable file" } : {});
   }
   const searchPath = spec.env["PATH"] ?? options.defaultPath ?? "/bin:/usr/bin";
   for (const dir of searchPath.split(":")) {
-    if (await isExecutableFile(path.resolve(spec.cwd, dir || ".", program))) return;
+    if (isExecutableFile(path.resolve(spec.cwd, dir || ".", program))) return;
   }
   throw new CommandNotFoundError(program, { searchPath });
 }

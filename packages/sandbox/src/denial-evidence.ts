@@ -47,9 +47,9 @@ function errnoOf(line: string): RefusalErrno | undefined {
 }
 
 // Quotes as coreutils (ASCII or, in UTF-8 locales, ‘…’), python, node and git print them.
-const QUOTED = /['‘`"]([^'’`"\n]{1,4096})['’`"]/g;
+const QUOTED = /['\u2018`"]([^'\u2019`"\n]{1,4096})['\u2019`"]/g;
 // `sh: 1: cannot create /etc/x: Read-only file system`, `bash: /etc/x: …`, `tee: /etc/x: …`, `.git/config: …`.
-const BEFORE_ERROR = /(?:^|[\s(])([^\s'"‘’`:()]+): (?:read-only file system|permission denied|operation not permitted|device or resource busy)/gi;
+const BEFORE_ERROR = /(?:^|[\s(])([^\s'"\u2018\u2019`:()]+): (?:read-only file system|permission denied|operation not permitted|device or resource busy)/gi;
 
 function looksLikePath(text: string): boolean {
   if (text.length === 0 || /[\0\n]/.test(text)) return false;
@@ -109,10 +109,10 @@ export function filesystemMarks(texts: readonly string[]): FilesystemMark[] {
  * answer that the name does not exist, which needs a working network to arrive.
  */
 const NETWORK_PATTERNS: ReadonlyArray<{ pattern: RegExp; host?: RegExp }> = [
-  { pattern: /could not resolve host/i, host: /could not resolve host(?:name)?:? ['"‘]?([^\s'"’:;)]+)/i },
-  { pattern: /couldn't resolve host/i, host: /couldn't resolve host(?: name)?:? ['"‘]?([^\s'"’:;)]+)/i },
+  { pattern: /could not resolve host/i, host: /could not resolve host(?:name)?:? ['"\u2018]?([^\s'"\u2019:;)]+)/i },
+  { pattern: /couldn't resolve host/i, host: /couldn't resolve host(?: name)?:? ['"\u2018]?([^\s'"\u2019:;)]+)/i },
   { pattern: /getaddrinfo (?:EAI_AGAIN|ENOTFOUND|EAI_FAIL)/i, host: /getaddrinfo \w+ ([^\s'",)]+)/i },
-  { pattern: /unable to resolve host address/i, host: /unable to resolve host address ['"‘]?([^\s'"’]+)/i },
+  { pattern: /unable to resolve host address/i, host: /unable to resolve host address ['"\u2018]?([^\s'"\u2019]+)/i },
   { pattern: /temporary failure in name resolution/i, host: /resolving (\S+) .*failed/i },
   { pattern: /network is unreachable|\bENETUNREACH\b|\[Errno 101\]/i },
   { pattern: /connect (?:EPERM|EACCES|ENETUNREACH) /i, host: /connect \w+ ([^\s'",]+)/i },

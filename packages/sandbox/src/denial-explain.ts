@@ -9,45 +9,51 @@ import { policyAllowsNetwork, SandboxPolicySchema } from "./policy.js";
 import { firstZodIssue } from "./zod-issues.js";
 import { DEFAULT_DENIAL_SIGNALS } from "./backend.js";
 
-const absolutePath = z
-  .string()
-  .min(1, "must not be empty")
-  .refine((p) => path.isAbsolute(p), { message: "must be an absolute path" });
+const absolutePath = () =>
+  z
+    .string()
+    .min(1, "must not be empty")
+    .refine((p) => path.isAbsolute(p), { message: "must be an absolute path" });
+
+// The object schemas here are built on first use (`z.lazy`): most runs never explain a denial, and
+// building them is part of every start that loads this package (~1.5 ms of `shellgate sandbox`).
 
 /** What one sandboxed run left behind, as `explainSandboxDenial` reads it. */
-export const DenialEvidenceSchema = z.strictObject({
-  exitCode: z.number().int(),
-  /** The signal that ended the process, when one did (`SIGSYS`). */
-  signal: z.string().nullable().optional(),
-  stdout: z.string(),
-  stderr: z.string(),
-  /** Interleaved output (a PTY session has only this). */
-  aggregated: z.string().optional(),
-  /** `ExecEnv.sandboxType` of the run (`"none"` when unsandboxed). */
-  sandboxType: z.string().min(1),
-  /** `ExecEnv.isolation` of the run (`bwrap+seccomp`, …), quoted in nothing but kept for callers' traces. */
-  isolation: z.string().optional(),
-  /** `ExecEnv.denialSignals` of the run: which errnos, exit codes and signals are the sandbox's refusals. */
-  denialSignals: z
-    .strictObject({
-      exitCodes: z.array(z.number().int()).optional(),
-      signals: z.array(z.string()).optional(),
-      refusalErrnos: z.array(z.enum(["EROFS", "EACCES", "EPERM", "EBUSY"])).optional(),
-      keywords: z.array(z.string()).optional(),
-    })
-    .optional(),
-  policy: SandboxPolicySchema,
-  /** The writable roots of the run, as `computeWritableRoots` returned them for this policy. */
-  writableRoots: z.array(
-    z.object({ root: absolutePath, readOnlySubpaths: z.array(absolutePath), pinnedAncestors: z.array(absolutePath).optional() }),
-  ),
-  /** The command's working directory (canonical), against which relative paths in messages are read. */
-  cwd: absolutePath,
-  /** The argv that ran, before the sandbox wrapped it; lets a silent `getent hosts NAME` be read. */
-  command: z.array(z.string()).optional(),
-  /** The user's home directory; a suggested writable root never becomes it or an ancestor without saying so. */
-  homeDir: absolutePath.optional(),
-});
+export const DenialEvidenceSchema = z.lazy(() =>
+  z.strictObject({
+    exitCode: z.number().int(),
+    /** The signal that ended the process, when one did (`SIGSYS`). */
+    signal: z.string().nullable().optional(),
+    stdout: z.string(),
+    stderr: z.string(),
+    /** Interleaved output (a PTY session has only this). */
+    aggregated: z.string().optional(),
+    /** `ExecEnv.sandboxType` of the run (`"none"` when unsandboxed). */
+    sandboxType: z.string().min(1),
+    /** `ExecEnv.isolation` of the run (`bwrap+seccomp`, …), quoted in nothing but kept for callers' traces. */
+    isolation: z.string().optional(),
+    /** `ExecEnv.denialSignals` of the run: which errnos, exit codes and signals are the sandbox's refusals. */
+    denialSignals: z
+      .strictObject({
+        exitCodes: z.array(z.number().int()).optional(),
+        signals: z.array(z.string()).optional(),
+        refusalErrnos: z.array(z.enum(["EROFS", "EACCES", "EPERM", "EBUSY"])).optional(),
+        keywords: z.array(z.string()).optional(),
+      })
+      .optional(),
+    policy: SandboxPolicySchema,
+    /** The writable roots of the run, as `computeWritableRoots` returned them for this policy. */
+    writableRoots: z.array(
+      z.object({ root: absolutePath(), readOnlySubpaths: z.array(absolutePath()), pinnedAncestors: z.array(absolutePath()).optional() }),
+    ),
+    /** The command's working directory (canonical), against which relative paths in messages are read. */
+    cwd: absolutePath(),
+    /** The argv that ran, before the sandbox wrapped it; lets a silent `getent hosts NAME` be read. */
+    command: z.array(z.string()).optional(),
+    /** The user's home directory; a suggested writable root never becomes it or an ancestor without saying so. */
+    homeDir: absolutePath().optional(),
+  }),
+);
 export type DenialEvidence = z.input<typeof DenialEvidenceSchema>;
 
 /** What was refused: a filesystem write, a network connection, or a system call. */
@@ -74,53 +80,57 @@ export const SandboxDenialCauseSchema = z.enum([
 export type SandboxDenialCause = z.infer<typeof SandboxDenialCauseSchema>;
 
 /** What would let the command through, as data (the suggestion text is rendered from it). */
-export const SandboxDenialGrantSchema = z.strictObject({
-  /** The directory to add as a writable root (nearest sensible one; never `/`). */
-  writableRoot: z.string().optional(),
-  /** The directory is the home directory or an ancestor of it: the CLI also needs `--allow-broad-workspace`. */
-  broad: z.boolean().optional(),
-  /** Writes need the `workspace-write` sandbox mode instead of `read-only`. */
-  workspaceWrite: z.boolean().optional(),
-  /** Network access (`--network on`). */
-  network: z.boolean().optional(),
-  /** Only running outside the sandbox lets it through (approval or an allow rule). */
-  outsideSandboxOnly: z.boolean().optional(),
-  /**
-   * The policy has denied-read paths, which only a sandbox can enforce: every command stays
-   * sandboxed, approved or allowed by a rule, so running it outside the sandbox is no way out.
-   */
-  sandboxAlwaysOn: z.boolean().optional(),
-  /** For a protected path: which protected name (`.git`, `.codex`, …), or `policy` for a rules/config path. */
-  protectedName: z.string().optional(),
-  /**
-   * No one can approve a run outside the sandbox where this ran (no approver, or the approval
-   * policy `never`): the way out is the user's to take, so the model is told to ask them.
-   */
-  noApprover: z.boolean().optional(),
-});
+export const SandboxDenialGrantSchema = z.lazy(() =>
+  z.strictObject({
+    /** The directory to add as a writable root (nearest sensible one; never `/`). */
+    writableRoot: z.string().optional(),
+    /** The directory is the home directory or an ancestor of it: the CLI also needs `--allow-broad-workspace`. */
+    broad: z.boolean().optional(),
+    /** Writes need the `workspace-write` sandbox mode instead of `read-only`. */
+    workspaceWrite: z.boolean().optional(),
+    /** Network access (`--network on`). */
+    network: z.boolean().optional(),
+    /** Only running outside the sandbox lets it through (approval or an allow rule). */
+    outsideSandboxOnly: z.boolean().optional(),
+    /**
+     * The policy has denied-read paths, which only a sandbox can enforce: every command stays
+     * sandboxed, approved or allowed by a rule, so running it outside the sandbox is no way out.
+     */
+    sandboxAlwaysOn: z.boolean().optional(),
+    /** For a protected path: which protected name (`.git`, `.codex`, …), or `policy` for a rules/config path. */
+    protectedName: z.string().optional(),
+    /**
+     * No one can approve a run outside the sandbox where this ran (no approver, or the approval
+     * policy `never`): the way out is the user's to take, so the model is told to ask them.
+     */
+    noApprover: z.boolean().optional(),
+  }),
+);
 export type SandboxDenialGrant = z.infer<typeof SandboxDenialGrantSchema>;
 
 /** An explained sandbox denial: what was refused, why, and the way out for the audience it was written for. */
-export const SandboxDenialSchema = z.strictObject({
-  kind: SandboxDenialKindSchema,
-  cause: SandboxDenialCauseSchema,
-  /** Absolute paths the sandbox refused (filesystem denials; at most 5). */
-  paths: z.array(z.string()),
-  /** Hosts the failed lookups or connections named (network denials; at most 5). */
-  hosts: z.array(z.string()),
-  /** One clause saying what was refused and why, e.g. `writing to /etc/x was refused (read-only outside the writable roots)`. */
-  summary: z.string(),
-  /** The way out, written for `audience`. */
-  suggestion: z.string(),
-  audience: z.enum(["cli", "model"]),
-  grant: SandboxDenialGrantSchema,
-  evidence: z.strictObject({
-    exitCode: z.number().int(),
-    signal: z.string().optional(),
-    /** Up to three output lines the explanation rests on (each at most 240 characters). */
-    lines: z.array(z.string()),
+export const SandboxDenialSchema = z.lazy(() =>
+  z.strictObject({
+    kind: SandboxDenialKindSchema,
+    cause: SandboxDenialCauseSchema,
+    /** Absolute paths the sandbox refused (filesystem denials; at most 5). */
+    paths: z.array(z.string()),
+    /** Hosts the failed lookups or connections named (network denials; at most 5). */
+    hosts: z.array(z.string()),
+    /** One clause saying what was refused and why, e.g. `writing to /etc/x was refused (read-only outside the writable roots)`. */
+    summary: z.string(),
+    /** The way out, written for `audience`. */
+    suggestion: z.string(),
+    audience: z.enum(["cli", "model"]),
+    grant: SandboxDenialGrantSchema,
+    evidence: z.strictObject({
+      exitCode: z.number().int(),
+      signal: z.string().optional(),
+      /** Up to three output lines the explanation rests on (each at most 240 characters). */
+      lines: z.array(z.string()),
+    }),
   }),
-});
+);
 export type SandboxDenial = z.infer<typeof SandboxDenialSchema>;
 
 /** Options of `explainSandboxDenial`. */

@@ -10,9 +10,21 @@ import path from "node:path";
 /** Whether `child` is `parent` itself or lies below it (both absolute and canonical). */
 export function isPathWithin(child: string, parent: string): boolean {
   if (child === parent) return true;
+  // Planning asks this hundreds of times a start, of paths that are nearly always absolute and
+  // normalised already; for those a prefix test answers what `path.relative` would, without resolving.
+  if (path.sep === "/" && isCleanAbsolute(child) && isCleanAbsolute(parent)) {
+    return parent === "/" || (child.startsWith(parent) && child.charCodeAt(parent.length) === 0x2f);
+  }
   const rel = path.relative(parent, child);
   // `..foo` is a child named "..foo"; only `..` itself or `../…` leaves the parent.
   return rel !== "" && rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+}
+
+/** An absolute POSIX path with no empty, `.` or `..` component and no trailing slash. */
+function isCleanAbsolute(p: string): boolean {
+  if (p.charCodeAt(0) !== 0x2f) return false;
+  if (p.length === 1) return true;
+  return !p.endsWith("/") && !p.includes("//") && !p.includes("/./") && !p.includes("/../") && !p.endsWith("/.") && !p.endsWith("/..");
 }
 
 /** Error codes that mean "this path, or one of its components, is not there". */

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPathWithin, outermostPaths, traceSymlinks } from "../src/paths.js";
 import { layout, tempDir } from "./helpers.js";
@@ -14,8 +15,32 @@ describe("isPathWithin", () => {
     ["/", "/a", false],
     ["/b", "/a", false],
     ["/anything", "/", true],
+    ["/a/b/", "/a", true],
+    ["/a/../b", "/a", false],
+    ["/a/./b", "/a/", true],
+    ["/a//b", "/a", true],
+    ["/a/b/..", "/a/b", false],
   ])("%s within %s → %s", (child, parent, expected) => {
     expect(isPathWithin(child, parent)).toBe(expected);
+  });
+
+  // The prefix test for normalised paths must answer what the definition by `path.relative` does,
+  // for every kind of path (normalised or not, nested, siblings sharing a prefix, `.`/`..`, `//`).
+  it("agrees with the path.relative definition on arbitrary absolute paths", () => {
+    const byRelative = (child: string, parent: string) => {
+      if (child === parent) return true;
+      const rel = path.relative(parent, child);
+      return rel !== "" && rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+    };
+    const component = fc.constantFrom("a", "b", "ab", "a-b", "..b", ".", "..", "", "c.d");
+    const absolute = fc.array(component, { maxLength: 5 }).map((parts) => `/${parts.join("/")}`);
+    fc.assert(
+      fc.property(absolute, absolute, (child, parent) => {
+        expect(isPathWithin(child, parent)).toBe(byRelative(child, parent));
+        expect(isPathWithin(`${parent}/${child.slice(1)}`, parent)).toBe(byRelative(`${parent}/${child.slice(1)}`, parent));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 
