@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import { OutputCapture } from "./capture.js";
 import { ProcessExitedError } from "./errors.js";
 import { killTree } from "./kill-tree.js";
@@ -6,6 +5,9 @@ import { groupAlive, signalGroup, signalNumber } from "./proc-tree.js";
 import { unregisterGroup } from "./reaper.js";
 import type { ResolvedSpec } from "./spec.js";
 import type { ExecResult, ExitInfo, OutputChunk, OutputStream, ProcessHandle } from "./types.js";
+
+/** Milliseconds on a monotonic clock; `process.hrtime` needs none of the modules that the global `performance` loads on first use. */
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /** Exit code reported for a process killed because its timeout expired (as `timeout(1)` does). */
 export const TIMEOUT_EXIT_CODE = 124;
@@ -35,7 +37,7 @@ export class ManagedProcess implements ProcessHandle {
   readonly exited: Promise<ExitInfo>;
   protected readonly capture: OutputCapture;
   private readonly spec: ResolvedSpec;
-  private readonly started = performance.now();
+  private readonly started = monotonicMs();
   private driver!: Driver;
   private exitInfo: ExitInfo | undefined;
   private exitAt = 0;
@@ -131,7 +133,7 @@ export class ManagedProcess implements ProcessHandle {
   /** Backend callback: the leader exited with a code or was killed by a signal (by name). */
   protected leaderExited(code: number | null, signal: string | null): void {
     if (this.exitInfo) return;
-    this.exitAt = performance.now();
+    this.exitAt = monotonicMs();
     if (this.timer) clearTimeout(this.timer);
     this.spec.signal?.removeEventListener("abort", this.onAbort);
     const num = signal ? signalNumber(signal) : undefined;

@@ -1,4 +1,3 @@
-import { emitKeypressEvents } from "node:readline";
 import { escapeForDisplay } from "@shellgate/orchestrator";
 import { ANSI, choicesFor, PLAIN, renderAmendConfirm, renderHeader, renderMenu, type Style } from "./render.js";
 import type { PromptDecision, PromptRequest } from "./types.js";
@@ -57,7 +56,9 @@ function styleFor(options: TerminalPromptOptions): Style {
   return color ? ANSI : PLAIN;
 }
 
-function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?: AbortSignal): Promise<PromptDecision> {
+async function askOnce(options: TerminalPromptOptions, request: PromptRequest, signal?: AbortSignal): Promise<PromptDecision> {
+  // Loaded when a question is asked, not with every `exec`: node:readline is a few modules of start-up.
+  const { emitKeypressEvents } = await import("node:readline");
   const { input, output } = options;
   const style = styleFor(options);
   const choices = choicesFor(request, options.userRulesFile);

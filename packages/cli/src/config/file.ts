@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
@@ -110,7 +110,8 @@ function firstLine(message: string): string {
 export async function readConfigFile(file: string): Promise<ConfigFile | null> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    // Synchronous: a small local file read once at start-up, cheaper than a thread-pool round trip.
+    text = readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new ConfigError(file, `cannot read: ${(error as Error).message}`, { cause: error });

@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
 
@@ -17,7 +17,8 @@ export interface RulesFileEntry {
  */
 export async function listRulesDir(dir: string): Promise<string[]> {
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
+    // Synchronous, like the rest of start-up planning: one small directory, no thread-pool round trip.
+    const entries = readdirSync(dir, { withFileTypes: true });
     return entries
       .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith(".rules"))
       .map((e) => path.join(dir, e.name))

@@ -1,5 +1,6 @@
 /** Appending an "always allow this prefix" rule to a rules file (the amend of an approval). */
-import { mkdir, open } from "node:fs/promises";
+// `fs.promises` is read where it is used: importing node:fs/promises would load it on every CLI start.
+import fs from "node:fs";
 import { dirname } from "node:path";
 import { AmendError, InvalidArgumentError } from "../errors.js";
 import { withFileLock } from "./lock.js";
@@ -38,7 +39,7 @@ export async function appendNetworkRuleImpl(file: string, rule: NetworkRuleToApp
 /** Append `line` (and a newline) under the file lock; with `dedupe`, skip when an identical line is there. */
 async function appendLine(file: string, line: string, dedupe: boolean, options: LockOptions): Promise<{ added: boolean }> {
   try {
-    await mkdir(dirname(file));
+    await fs.promises.mkdir(dirname(file));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
       throw new AmendError(file, "mkdir", `failed to create policy directory ${dirname(file)}: ${(e as Error).message}`, e);
@@ -48,7 +49,7 @@ async function appendLine(file: string, line: string, dedupe: boolean, options: 
     return await withFileLock(file, async () => {
       let fh;
       try {
-        fh = await open(file, "a+");
+        fh = await fs.promises.open(file, "a+");
       } catch (e) {
         throw new AmendError(file, "open", `failed to open policy file: ${(e as Error).message}`, e);
       }

@@ -11,7 +11,8 @@
  * it is still the same stale lock, so two waiters can never delete a fresh lock that a third just
  * took. A `.break` guard older than `staleMs` is removed (its holder died mid-break).
  */
-import { open, readFile, rm, stat } from "node:fs/promises";
+// `fs.promises` is read where it is used: importing node:fs/promises would load it on every CLI start.
+import fs from "node:fs";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -40,7 +41,7 @@ function isAlive(pid: number): boolean {
 
 async function tryCreate(path: string, content: string): Promise<boolean> {
   try {
-    const fh = await open(path, "wx");
+    const fh = await fs.promises.open(path, "wx");
     try {
       await fh.writeFile(content);
     } finally {
@@ -55,7 +56,7 @@ async function tryCreate(path: string, content: string): Promise<boolean> {
 
 async function readInfo(path: string): Promise<{ raw: string; info: LockInfo | undefined; mtime: number } | undefined> {
   try {
-    const [raw, st] = await Promise.all([readFile(path, "utf8"), stat(path)]);
+    const [raw, st] = await Promise.all([fs.promises.readFile(path, "utf8"), fs.promises.stat(path)]);
     let info: LockInfo | undefined;
     try {
       const parsed = JSON.parse(raw) as Partial<LockInfo>;
@@ -78,15 +79,15 @@ function isStale(l: { info: LockInfo | undefined; mtime: number }, staleMs: numb
 async function breakIfStale(lockPath: string, staleMs: number): Promise<void> {
   const guard = `${lockPath}.break`;
   if (!(await tryCreate(guard, String(process.pid)))) {
-    const g = await stat(guard).catch(() => undefined);
-    if (g && Date.now() - g.mtimeMs > staleMs) await rm(guard, { force: true });
+    const g = await fs.promises.stat(guard).catch(() => undefined);
+    if (g && Date.now() - g.mtimeMs > staleMs) await fs.promises.rm(guard, { force: true });
     return;
   }
   try {
     const again = await readInfo(lockPath);
-    if (again && isStale(again, staleMs)) await rm(lockPath, { force: true });
+    if (again && isStale(again, staleMs)) await fs.promises.rm(lockPath, { force: true });
   } finally {
-    await rm(guard, { force: true });
+    await fs.promises.rm(guard, { force: true });
   }
 }
 
@@ -117,6 +118,6 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, option
   try {
     return await fn();
   } finally {
-    await rm(lockPath, { force: true });
+    await fs.promises.rm(lockPath, { force: true });
   }
 }

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, realpath, rm, stat } from "node:fs/promises";
+// `fs.promises` is read where it is used: importing node:fs/promises would load it on every CLI start.
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { NetworkProxy, NetworkRequestEvent, ProxyRequest, ProxyVerdict, startNetworkProxy } from "@shellgate/network-proxy";
@@ -57,7 +58,7 @@ export async function startRunNetwork(
 ): Promise<RunNetwork> {
   const refused = new Map<string, NetworkRefusal>();
   let dir: string | undefined;
-  if (run.transport === "unix-socket") dir = await mkdtemp(path.join(deps.socketRoot ?? (await pickSocketRoot(run.writableRoots ?? [])), "shellgate-net-"));
+  if (run.transport === "unix-socket") dir = await fs.promises.mkdtemp(path.join(deps.socketRoot ?? (await pickSocketRoot(run.writableRoots ?? [])), "shellgate-net-"));
   const decide = async (request: ProxyRequest): Promise<ProxyVerdict> => {
     const verdict = deps.hostPolicy.judge(request.host, run.commandGrants);
     const rule = verdict.source.kind === "rule" ? { rule: { ...verdict.source.rule.source } } : {};
@@ -94,7 +95,7 @@ export async function startRunNetwork(
       ...(deps.tunnelSplicer ? { tunnelSplicer: deps.tunnelSplicer } : {}),
     });
   } catch (error) {
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    if (dir !== undefined) await fs.promises.rm(dir, { recursive: true, force: true });
     throw error;
   }
   let failure: string | undefined;
@@ -110,7 +111,7 @@ export async function startRunNetwork(
     async stop() {
       stopping = true;
       await proxy.stop();
-      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+      if (dir !== undefined) await fs.promises.rm(dir, { recursive: true, force: true });
     },
   };
 }
@@ -148,11 +149,11 @@ export async function pickSocketRoot(writableRoots: readonly string[], env: Read
     { dir: "/var/tmp", make: false },
   ];
   for (const { dir, make } of candidates) {
-    if (make) await mkdir(dir, { recursive: true, mode: 0o700 }).catch(() => undefined);
+    if (make) await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 }).catch(() => undefined);
     let real: string;
     try {
-      real = await realpath(dir);
-      if (!(await stat(real)).isDirectory()) continue;
+      real = await fs.promises.realpath(dir);
+      if (!(await fs.promises.stat(real)).isDirectory()) continue;
     } catch {
       continue;
     }

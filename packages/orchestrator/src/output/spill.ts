@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, open, rm, unlink } from "node:fs/promises";
+// `fs.promises` is read where it is used: importing node:fs/promises would load it on every CLI start.
+import fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -179,7 +180,7 @@ export class OutputSpill {
     if (!this.#dir || !this.#owned) return;
     const dir = await this.#dir.catch(() => undefined);
     this.#dir = undefined;
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
   }
 
   async #createFile(name: string): Promise<{ file: string; handle: FileHandle }> {
@@ -187,17 +188,17 @@ export class OutputSpill {
     this.#counter += 1;
     const safeId = name.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64) || "call";
     const file = path.join(dir, `${safeId}-${this.#counter}.txt`);
-    return { file, handle: await open(file, "wx", 0o600) };
+    return { file, handle: await fs.promises.open(file, "wx", 0o600) };
   }
 
   #directory(): Promise<string> {
     if (!this.#dir) {
       if (this.#configuredDir !== undefined) {
         const dir = path.resolve(this.#configuredDir);
-        this.#dir = mkdir(dir, { recursive: true, mode: 0o700 }).then(() => dir);
+        this.#dir = fs.promises.mkdir(dir, { recursive: true, mode: 0o700 }).then(() => dir);
       } else {
         this.#owned = true;
-        this.#dir = mkdtemp(path.join(os.tmpdir(), "shellgate-output-"));
+        this.#dir = fs.promises.mkdtemp(path.join(os.tmpdir(), "shellgate-output-"));
       }
       // A failed mkdir must be retried on the next save, not cached forever.
       this.#dir.catch(() => {
@@ -321,7 +322,7 @@ export class SpillStream {
     while (this.#pump) await this.#pump;
     await this.#handle?.close().catch(() => undefined);
     this.#handle = undefined;
-    if (!this.#revealed && this.#file !== undefined) await unlink(this.#file).catch(() => undefined);
+    if (!this.#revealed && this.#file !== undefined) await fs.promises.unlink(this.#file).catch(() => undefined);
     this.#host.forget(this);
   }
 

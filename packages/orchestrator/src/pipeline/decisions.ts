@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
-import { realpath } from "node:fs/promises";
+// `fs.promises` is read where it is used: importing node:fs/promises would load it on every CLI start.
+import fs from "node:fs";
 import os from "node:os";
 import type { DenialEvidence, DenialSignals, ExecEnv, SandboxDenial, SandboxPermissions, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
 import { computeWritableRoots, explainSandboxDenial, isLikelySandboxDenied } from "@shellgate/sandbox";
@@ -93,7 +94,7 @@ export async function explainAttempt(
         ...(env.denialSignals ? { denialSignals: copySignals(env.denialSignals) } : {}),
         policy,
         writableRoots,
-        cwd: await realpath(request.cwd),
+        cwd: await fs.promises.realpath(request.cwd),
         command: [...request.argv],
         homeDir: os.homedir(),
       },

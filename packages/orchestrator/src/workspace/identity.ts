@@ -1,5 +1,4 @@
 import { realpathSync, statSync } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
 import { OrchestratorConfigError, WorkspaceChangedError } from "../errors.js";
 
 /** What a workspace directory is, as opposed to what it is called: its real path and its device + inode. */
@@ -38,8 +37,9 @@ export async function verifyWorkspaceIdentity(identity: WorkspaceIdentity): Prom
   let realPath: string | undefined;
   let current: { dev: number; ino: number } | undefined;
   try {
-    realPath = await realpath(identity.path);
-    const info = await stat(realPath);
+    // Synchronous: checked before every command, two lookups of one local path.
+    realPath = realpathSync.native(identity.path);
+    const info = statSync(realPath);
     current = { dev: info.dev, ino: info.ino };
   } catch {
     // Gone (renamed away, deleted): the identity certainly changed.

@@ -1,3 +1,4 @@
+import { isatty } from "node:tty";
 import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter, type NetworkRefusal } from "@shellgate/orchestrator";
 import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
 import { denialForAudience, type SandboxDenial } from "@shellgate/sandbox";
@@ -44,7 +45,9 @@ export async function runExec(
   target: ExecTarget,
   options: { json: boolean; escalate?: boolean },
 ): Promise<number> {
-  const interactive = canPrompt(process.stdin, process.stderr);
+  // Asked of the descriptor first: reading `process.stdin` makes its stream (for a file, a
+  // ReadStream and node:fs/promises with it), which a run that cannot prompt never needs.
+  const interactive = isatty(0) && canPrompt(process.stdin, process.stderr);
   const approvalHandler = interactive
     ? createTerminalPrompt({ input: process.stdin, output: process.stderr, userRulesFile: config.userRulesFile })
     : undefined;
