@@ -15,7 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 // The committed launcher, as npm links it: runs the bundle (dist/bundle/) when built, else dist/bin/.
 const BIN = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
 const CODEX = "/opt/codex/node_modules/.bin/codex";
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const RUNS = Number(process.env.BENCH_RUNS ?? 12);
 const TARGETS = { version: 150, mcpCall: 100 };
 
 const root = mkdtempSync(path.join(os.tmpdir(), "sg-bench-"));
@@ -60,7 +60,7 @@ try {
   const version = median(Array.from({ length: RUNS }, () => time(process.execPath, [BIN, "--version"])));
   // Codex refuses to set up its helper under /tmp, so its home lives under /var/tmp.
   const codexHome = existsSync(CODEX) ? mkdtempSync("/var/tmp/sg-bench-codex-") : undefined;
-  const samples = { sandbox: [], exec: [], codex: [] };
+  const samples = { sandbox: [], exec: [], codex: [], readOnly: [] };
   const cpu = { sandbox: [], exec: [] };
   try {
     // One warm-up round (the sandbox's capability probe is cached on disk after the first run).
@@ -69,6 +69,7 @@ try {
       const sCpu = lastCpu;
       const e = time(process.execPath, [BIN, "exec", "--", "/bin/true"]);
       const eCpu = lastCpu;
+      const r = time(process.execPath, [BIN, "sandbox", "--mode", "read-only", "--", "/bin/true"]);
       let c;
       if (codexHome && samples.codex !== undefined) {
         try {
@@ -81,6 +82,7 @@ try {
       if (i < 0) continue;
       samples.sandbox.push(s);
       samples.exec.push(e);
+      samples.readOnly.push(r);
       cpu.sandbox.push(sCpu);
       cpu.exec.push(eCpu);
       if (c !== undefined) samples.codex?.push(c);
@@ -95,6 +97,11 @@ try {
   report("shellgate --version (start-up)", version, TARGETS.version);
   report("shellgate sandbox -- /bin/true", sandbox, peer ?? Infinity, peer);
   if (peer === undefined) console.log("  (no codex at /opt/codex: the sandbox-vs-codex target was not measured)");
+  // Like for like: `codex sandbox` runs read-only by default (no writable roots, so no protected-name
+  // placeholders, and no process limit); shellgate's default is workspace-write with all of those.
+  const readOnly = median(samples.readOnly);
+  const vsPeer = peer ? `, ${(readOnly / peer).toFixed(2)}× codex's default (read-only)` : "";
+  console.log(`${"  same, --mode read-only".padEnd(34)} median ${readOnly.toFixed(0).padStart(5)} ms (no target)${vsPeer}`);
   report("shellgate exec -- /bin/true", exec, sandbox + 20, peer);
   console.log(`  exec - sandbox: ${(exec - sandbox).toFixed(0)} ms (target ≤ 20 ms)`);
   console.log(`  CPU time, medians: sandbox ${median(cpu.sandbox).toFixed(0)} ms, exec ${median(cpu.exec).toFixed(0)} ms, exec - sandbox ${(median(cpu.exec) - median(cpu.sandbox)).toFixed(0)} ms`);

@@ -31,6 +31,7 @@ import {
   createRunCgroup,
   DEFAULT_PROCESS_LIMIT,
   describeProcessLimit,
+  findPidsCgroupParent,
   planProcessLimit,
   type ProcessLimitEnforcement,
   type RunCgroup,
@@ -140,9 +141,20 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
   const extraProtected = options.probeCacheFile ? [path.dirname(options.probeCacheFile)] : [];
   const tmpSize = options.privateTmpSizeBytes ?? DEFAULT_PRIVATE_TMP_SIZE_BYTES;
 
+  // Where run cgroups can go is this process's own pids cgroup (or the ancestor that delegates pids),
+  // read from /proc once per backend once found: `isAvailable` and every `transform` ask. A cgroup
+  // made there later binds what joins it wherever this process has moved since; a miss is asked again.
+  let cgroupParent: ReturnType<typeof findPidsCgroupParent> | undefined;
+  const findCgroupParent = () => {
+    if (cgroupParent) return cgroupParent;
+    const found = findPidsCgroupParent();
+    if ("parent" in found) cgroupParent = found;
+    return found;
+  };
+
   /** How this run's process limit is enforced, or undefined when there is none to enforce. */
   function limitPlan(layer: "bwrap" | "landlock"): ProcessLimitEnforcement | undefined {
-    return limit === undefined ? undefined : planProcessLimit(layer, currentUid());
+    return limit === undefined ? undefined : planProcessLimit(layer, currentUid(), findCgroupParent);
   }
 
   /** Notes on the process limit, or the reason to refuse when a configured limit cannot hold. */
