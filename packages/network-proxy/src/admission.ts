@@ -15,6 +15,8 @@ export interface AdmissionContext {
   signal: AbortSignal;
   /** Registers a destination socket so that stop() can close it. */
   track(socket: Socket): void;
+  /** Destinations are read in bulk (`connectBulk`): set when no splicer takes bulk transfers over. */
+  bulkReads?: boolean;
 }
 
 /** A request's outcome: a connected, checked destination socket, or the refusal to show. Either way the event to report. */
@@ -90,7 +92,7 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
   let lastError: unknown;
   for (const address of addresses) {
     try {
-      const socket = await connectTo(address, port, deadline - Date.now(), ctx.signal, ctx.track);
+      const socket = await connectTo(address, port, deadline - Date.now(), ctx.signal, ctx.track, ctx.bulkReads === true);
       return { ok: true, socket, event: { ...base, decision: "allow", cause, ...(verdict.rule ? { rule: verdict.rule } : {}), ...(verdict.reason !== undefined ? { reason: String(verdict.reason) } : {}), address } };
     } catch (error) {
       lastError = error;

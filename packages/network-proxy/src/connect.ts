@@ -1,4 +1,5 @@
 import { connect, isIP, type Socket } from "node:net";
+import { connectBulk } from "./bulk-read.js";
 import { STREAM_MARK } from "./splice.js";
 
 /** `promise`, unless stop() (or `timeoutMs`) comes first: then a rejection, so nothing waits on a stopped proxy. */
@@ -20,14 +21,15 @@ export function untilStopped<T>(promise: Promise<T>, signal: AbortSignal, timeou
 /**
  * Connects to one checked address (never a name, so nothing resolves anything here), within
  * `timeoutMs` and until stop(). `track` registers the socket at once so that stop() can close a
- * connection that is still being made.
+ * connection that is still being made. `bulk`: read it with `connectBulk` (a tunnel's destination
+ * that no splicer will take over; only `pumpBulk` can consume it).
  */
-export function connectTo(address: string, port: number, timeoutMs: number, signal: AbortSignal, track: (socket: Socket) => void): Promise<Socket> {
+export function connectTo(address: string, port: number, timeoutMs: number, signal: AbortSignal, track: (socket: Socket) => void, bulk = false): Promise<Socket> {
   return new Promise((resolve, reject) => {
     // Half-open, like the client side: a destination that ends its side may still be sent the rest.
     // (`highWaterMark` is a net.Socket option since Node 18 that @types/node 20 does not list yet.)
     const options = { host: address, port, family: isIP(address), allowHalfOpen: true, highWaterMark: STREAM_MARK };
-    const socket = connect(options);
+    const socket = bulk ? connectBulk(options) : connect(options);
     track(socket);
     const fail = (error: Error) => {
       cleanup();

@@ -1,6 +1,7 @@
 import { request as httpRequest, validateHeaderName, validateHeaderValue, type IncomingMessage, type ServerResponse } from "node:http";
 import { Duplex } from "node:stream";
 import type { Socket } from "node:net";
+import { isBulk, pinnedWriter, takeReads } from "./bulk-read.js";
 import { HANDOFF_THRESHOLD, hold, QUIESCE_MS, release, STREAM_MARK, type TunnelSplicer } from "./splice.js";
 
 // Hop-by-hop fields (RFC 9110 §7.6.1) and the proxy's own: they describe one connection, not the message.
@@ -163,7 +164,7 @@ export function forwardHttp(request: IncomingMessage, response: ServerResponse, 
         fail(error instanceof Error ? error : new Error(String(error)));
       }
     });
-    upstream.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       if (phase === "raw") return void body(chunk);
       if (phase !== "head" && phase !== "parsed") return;
       if (!gate.push(chunk)) upstream.pause();
@@ -190,7 +191,27 @@ export function forwardHttp(request: IncomingMessage, response: ServerResponse, 
       if (splicer !== undefined && remaining > HANDOFF_THRESHOLD && request.complete && response.socket === request.socket) handOff(splicer);
       // The parser may have paused the socket (a full gate); what it holds now flows to `body`.
       upstream.resume();
-    });
+    };
+    // A destination read in bulk (no splicer here) hands over views of its read buffer, which the
+    // next read reuses. The parser keeps what it is given: a head is copied. A body passing through
+    // goes to the client as read (`pinnedWriter`).
+    const toClient = pinnedWriter(upstream, response);
+    const onBulk = (view: Buffer): boolean => {
+      if (phase !== "raw") {
+        onData(Buffer.from(view));
+        return !upstream.isPaused();
+      }
+      const piece = view.length > remaining ? view.subarray(0, remaining) : view;
+      remaining -= piece.length;
+      // The end of the body: complete() closes the destination, so nothing reads into the buffer again.
+      if (remaining === 0) {
+        complete(piece);
+        return false;
+      }
+      return toClient(piece);
+    };
+    if (isBulk(upstream)) takeReads(upstream, onBulk);
+    else upstream.on("data", onData);
 
     // A body's bytes as they arrive, up to the promised length; anything after it is not the
     // answer to this request and goes with the connection.

@@ -3,6 +3,7 @@ import { accessSync, constants } from "node:fs";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { debuglog } from "node:util";
+import { isBulk, pumpBulk } from "./bulk-read.js";
 
 /**
  * How much may wait in one direction's write queue before the other side stops being read, and
@@ -205,9 +206,10 @@ export function splice(client: Duplex, upstream: Duplex, splicer?: TunnelSplicer
   upstream.once("close", () => {
     if (!upstream.readableEnded) client.destroy();
   });
-  if (splicer === undefined) {
+  if (splicer === undefined || isBulk(upstream)) {
     pump(client, upstream);
-    pump(upstream, client);
+    if (isBulk(upstream)) pumpBulk(upstream as Socket, client);
+    else pump(upstream, client);
     return;
   }
   let phase: "js" | "quiescing" | "done" = "js";

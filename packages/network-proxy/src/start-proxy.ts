@@ -55,6 +55,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     },
     report,
     splicer,
+    bulkReads: splicer === undefined,
     connections: new ConnectionBudget(o.maxConnections),
   };
   const http = createHttpProxy(ctx);

@@ -164,6 +164,20 @@ export function readBytes(socket: net.Socket, n: number): Promise<Buffer> {
   });
 }
 
+/**
+ * Everything `stream` delivers, read slowly: nothing for `stallMs` first (so the kernel buffers and
+ * the writer's queue fill), then a pause of `pauseMs` after every `every` chunks.
+ */
+export async function slowRead(stream: AsyncIterable<unknown>, stallMs: number, every: number, pauseMs: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await new Promise((resolve) => setTimeout(resolve, stallMs));
+  for await (const chunk of stream) {
+    chunks.push(chunk as Buffer);
+    if (chunks.length % every === 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Reads everything until the other side ends. */
 export function readAll(socket: net.Socket): Promise<string> {
   return new Promise((resolve) => {

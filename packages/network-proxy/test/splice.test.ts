@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { connectViaProxy, proxyWith, socksRequest, stopAll, tableResolver } from "./helpers.js";
+import { connectViaProxy, proxyWith, slowRead, socksRequest, stopAll, tableResolver } from "./helpers.js";
 
 // 16 MiB of varied bytes, sent at once and followed by a close: a tunnel that destroyed the client
 // when the destination closed would drop the tail still queued for a slow reader.
@@ -28,16 +28,8 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => origin.close(() => resolve())));
 afterEach(stopAll);
 
-async function slowRead(socket: net.Socket): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  // Stalled first, so the kernel buffers and the proxy's queue are full when the destination closes.
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  for await (const chunk of socket) {
-    chunks.push(chunk as Buffer);
-    if (chunks.length % 4 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return Buffer.concat(chunks);
-}
+// Stalled first, so the kernel buffers and the proxy's queue are full when the destination closes.
+const slowly = (socket: net.Socket) => slowRead(socket, 300, 4, 5);
 
 describe("tunnels", () => {
   const decide = () => ({ decision: "allow" as const, allowPrivate: true });
@@ -47,10 +39,10 @@ describe("tunnels", () => {
     const { proxy } = await proxyWith({ decide, resolver: resolver() });
     const tunnel = await connectViaProxy(proxy.endpoints.http, `bulk.test:${port}`);
     tunnel.socket.write("send");
-    const viaConnect = await slowRead(tunnel.socket);
+    const viaConnect = await slowly(tunnel.socket);
     const { socket } = await socksRequest(proxy.endpoints.socks, { name: "bulk.test", port });
     socket.write("send");
-    const viaSocks = await slowRead(socket);
+    const viaSocks = await slowly(socket);
     expect(viaConnect.length).toBe(PAYLOAD.length);
     expect(digest(viaConnect)).toBe(digest(PAYLOAD));
     expect(digest(viaSocks)).toBe(digest(PAYLOAD));
@@ -60,6 +52,6 @@ describe("tunnels", () => {
     const { proxy } = await proxyWith({ decide, resolver: resolver() });
     const { socket } = await socksRequest(proxy.endpoints.socks, { name: "bulk.test", port });
     socket.end("echo");
-    expect((await slowRead(socket)).toString()).toBe("echo");
+    expect((await slowly(socket)).toString()).toBe("echo");
   });
 });
