@@ -18,6 +18,7 @@ import { createRequire } from "node:module";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
 import { build } from "esbuild";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -147,6 +148,12 @@ const shellgate = await build({
   if (nonAscii >= 0) {
     const line = rewritten.slice(0, nonAscii).split("\n").length;
     throw new Error(`bundle: shellgate.cjs is not pure ASCII (line ${line}: ${JSON.stringify(rewritten.slice(nonAscii - 30, nonAscii + 10))}); write the character as an escape in the source`);
+  }
+  // The rewrites above are textual: the bundle must still be the same program, and at least parse.
+  try {
+    new Script(`(function (exports, require, module, __filename, __dirname, _sgimp) {${rewritten.replace(/^#!.*/, "")}\n})`, { filename: SHELLGATE_FILE });
+  } catch (error) {
+    throw new Error(`bundle: shellgate.cjs no longer parses after its rewrites: ${error.message}`);
   }
   await writeFile(SHELLGATE_FILE, rewritten);
 }

@@ -12,6 +12,16 @@ import { run } from "./support.js";
 const helper = locateHelper();
 const skip = process.platform !== "linux" ? "not Linux" : helper ? undefined : "helper not built (run the package build)";
 
+/** Whether any process of the group `pgid` still exists. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 describe("placeholder lock files", () => {
   it("are named by the placeholder's path: the same path, the same file; other paths, other files", () => {
     const names = ["/w/.codex", "/w/.git", "/w/.codex/", "/v/.codex", "/w/.codeх"].map((p) => placeholderLockFile("/locks", p));
@@ -102,6 +112,9 @@ describe.skipIf(skip !== undefined)(`placeholder directories${skip ? ` (skipped:
     } finally {
       process.kill(-(child.pid as number), "SIGKILL");
       await new Promise((resolve) => child.once("close", resolve));
+      // The program holds the lock too (it runs with the helper's descriptors): wait until the whole
+      // group is gone, or the cleanup below may still find the lock held.
+      for (let i = 0; i < 200 && groupAlive(child.pid as number); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     // Killed, the run's helper removed nothing: the cleanup does.
     expect(fs.lstatSync(dir).isDirectory()).toBe(true);
