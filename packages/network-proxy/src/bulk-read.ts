@@ -2,17 +2,17 @@ import { connect, Socket, type NetConnectOpts } from "node:net";
 import type { Duplex } from "node:stream";
 
 /**
- * How much one read of a tunnel's destination may return. Node reads a socket 64 KiB at a time and
+ * How much one read of a destination may return. Node reads a socket 64 KiB at a time and
  * allocates a buffer for each read; a download through the JS pump then costs a read callback, a
- * buffer and a queued write per 64 KiB. One reusable buffer this size per tunnel (allocated on its
- * first read) lets a read take whatever the kernel holds, and the write that follows usually
+ * buffer and a queued write per 64 KiB. One reusable buffer this size per connection (allocated on
+ * its first read) lets a read take whatever the kernel holds, and the write that follows usually
  * completes at once, so the buffer is free again (measured on a 2-core machine, 100 MB over loopback:
  * about twice the throughput of the `data` pump).
  */
 export const BULK_READ_BYTES = 1024 * 1024;
 
 /** Takes one read; `chunk` is valid only during the call. False: read nothing more until `resume()`. */
-type Taker = (chunk: Buffer) => boolean;
+export type Taker = (chunk: Buffer) => boolean;
 
 interface BulkReads {
   taker?: Taker;
