@@ -165,7 +165,7 @@ export function forwardHttp(request: IncomingMessage, response: ServerResponse, 
       }
     });
     const onData = (chunk: Buffer) => {
-      if (phase === "raw") return void body(chunk);
+      if (phase === "raw") return void body(chunk, sendOrPause);
       if (phase !== "head" && phase !== "parsed") return;
       if (!gate.push(chunk)) upstream.pause();
       if (phase !== "head" || head === undefined) return;
@@ -201,28 +201,28 @@ export function forwardHttp(request: IncomingMessage, response: ServerResponse, 
         onData(Buffer.from(view));
         return !upstream.isPaused();
       }
-      const piece = view.length > remaining ? view.subarray(0, remaining) : view;
+      return body(view, toClient);
+    };
+
+    // A body's bytes as they arrive, up to the promised length, through `send`; anything after it
+    // is not the answer to this request and goes with the connection. The last piece ends the answer
+    // and complete() closes the destination (so nothing reads into a bulk buffer again). Returns
+    // whether to read on.
+    const body = (chunk: Buffer, send: (piece: Buffer) => boolean): boolean => {
+      const piece = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
       remaining -= piece.length;
-      // The end of the body: complete() closes the destination, so nothing reads into the buffer again.
       if (remaining === 0) {
         complete(piece);
         return false;
       }
-      return toClient(piece);
+      return send(piece);
     };
-    if (isBulk(upstream)) takeReads(upstream, onBulk);
-    else upstream.on("data", onData);
-
-    // A body's bytes as they arrive, up to the promised length; anything after it is not the
-    // answer to this request and goes with the connection.
-    const body = (chunk: Buffer) => {
-      const piece = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
-      remaining -= piece.length;
-      if (remaining === 0) return complete(piece);
-      if (!response.write(piece)) {
-        upstream.pause();
-        response.once("drain", () => upstream.resume());
-      }
+    // A `data` chunk is the socket's own: written, and the socket paused until the client drains.
+    const sendOrPause = (piece: Buffer): boolean => {
+      if (response.write(piece)) return true;
+      upstream.pause();
+      response.once("drain", () => upstream.resume());
+      return false;
     };
 
     // Neither socket is read from here on until the child is done or did not start. It starts once
@@ -258,6 +258,10 @@ export function forwardHttp(request: IncomingMessage, response: ServerResponse, 
       // Held, the socket still hands on what it had buffered (a "data" per chunk, to `body`).
       setImmediate(attempt);
     };
+
+    // Registered after everything it calls: takeReads hands over at once what already arrived.
+    if (isBulk(upstream)) takeReads(upstream, onBulk);
+    else upstream.on("data", onData);
 
     request.pipe(out);
   });

@@ -206,9 +206,10 @@ export function splice(client: Duplex, upstream: Duplex, splicer?: TunnelSplicer
   upstream.once("close", () => {
     if (!upstream.readableEnded) client.destroy();
   });
-  if (splicer === undefined || isBulk(upstream)) {
+  const bulk = isBulk(upstream);
+  if (splicer === undefined || bulk) {
     pump(client, upstream);
-    if (isBulk(upstream)) pumpBulk(upstream as Socket, client);
+    if (bulk) pumpBulk(upstream as Socket, client);
     else pump(upstream, client);
     return;
   }
