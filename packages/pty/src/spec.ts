@@ -41,15 +41,20 @@ export const ProcessSpecSchema = z.object({
   hostDeathWatchdog: z.boolean().optional(),
 });
 
-/** Schema of a PTY session: a process plus a terminal size and optional headless rendering. */
-export const PtySpecSchema = ProcessSpecSchema.extend({
-  cols: z.number().int().min(1).max(10_000).optional(),
-  rows: z.number().int().min(1).max(10_000).optional(),
-  /** Feed the output through a headless terminal so `result().rendered` holds what a person would see. */
-  render: z.boolean().optional(),
-  /** Scrollback lines of that headless terminal. Default 1000. */
-  renderScrollback: z.number().int().min(0).max(1_000_000).optional(),
-});
+/**
+ * Schema of a PTY session: a process plus a terminal size and optional headless rendering. Built on
+ * first use (a one-shot host that only starts pipes never builds it); `.unwrap()` is the object schema.
+ */
+export const PtySpecSchema = z.lazy(() =>
+  ProcessSpecSchema.extend({
+    cols: z.number().int().min(1).max(10_000).optional(),
+    rows: z.number().int().min(1).max(10_000).optional(),
+    /** Feed the output through a headless terminal so `result().rendered` holds what a person would see. */
+    render: z.boolean().optional(),
+    /** Scrollback lines of that headless terminal. Default 1000. */
+    renderScrollback: z.number().int().min(0).max(1_000_000).optional(),
+  }),
+);
 
 /** Input accepted by `spawnPipe`. */
 export type ProcessSpec = z.input<typeof ProcessSpecSchema>;

@@ -120,9 +120,9 @@ export function mapToRequirement(segments: readonly SegmentFacts[], ctx: Require
   const verdicts = decideSegments(segments, ctx);
   const overall = verdicts.map((v) => v.decision).reduce<PolicyDecision>(stricter, "allow");
   const allMatches = verdicts.flatMap((v) => v.matchedRules);
-  const cmd = renderCommand(ctx.argv);
 
   if (overall === "forbidden") {
+    const cmd = renderCommand(ctx.argv);
     const rule = longest(allMatches.filter((m) => m.decision === "forbidden"));
     if (!rule) return { kind: "forbidden", reason: `\`${cmd}\` rejected: blocked by policy` };
     if (rule.justification) return { kind: "forbidden", reason: `\`${cmd}\` rejected: ${rule.justification}` };
@@ -134,6 +134,9 @@ export function mapToRequirement(segments: readonly SegmentFacts[], ctx: Require
     const promptRule = longest(allMatches.filter((m) => m.decision === "prompt"));
     const requirement: ExecApprovalRequirement = { kind: "needs_approval" };
     if (promptRule) {
+      // Rendered only for a message: escaping compiles a Unicode-property regex (~1 ms on first use),
+      // which a command that is simply allowed never needs.
+      const cmd = renderCommand(ctx.argv);
       requirement.reason = promptRule.justification
         ? `\`${cmd}\` requires approval: ${promptRule.justification}`
         : `\`${cmd}\` requires approval by policy`;

@@ -14,19 +14,24 @@ import type { ApprovalReason } from "./reason.js";
 export const ReviewDecisionSchema = z.enum(["approved", "approved_for_session", "approved_with_amendment", "denied", "abort"]);
 export type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;
 
-/** What an approval handler may return: a decision, or an amendment decision naming its own prefix. */
-export const ApprovalResponseSchema = z.union([
-  ReviewDecisionSchema,
-  z.strictObject({
-    decision: z.literal("approved_with_amendment"),
-    amendment: z.array(z.string().min(1, "an amendment token must not be empty")).min(1, "an amendment needs at least one token"),
-    /**
-     * Where `amendmentSandbox` was offered: `true` (the default) writes the rule with that sandbox,
-     * `false` writes a plain allow rule, whose commands run outside the sandbox.
-     */
-    sandboxed: z.boolean().optional(),
-  }),
-]);
+/**
+ * What an approval handler may return: a decision, or an amendment decision naming its own prefix.
+ * Built on first use: a run that asks no one never needs it.
+ */
+export const ApprovalResponseSchema = z.lazy(() =>
+  z.union([
+    ReviewDecisionSchema,
+    z.strictObject({
+      decision: z.literal("approved_with_amendment"),
+      amendment: z.array(z.string().min(1, "an amendment token must not be empty")).min(1, "an amendment needs at least one token"),
+      /**
+       * Where `amendmentSandbox` was offered: `true` (the default) writes the rule with that sandbox,
+       * `false` writes a plain allow rule, whose commands run outside the sandbox.
+       */
+      sandboxed: z.boolean().optional(),
+    }),
+  ]),
+);
 export type ApprovalResponse = z.infer<typeof ApprovalResponseSchema>;
 
 /** What the integrator is asked to decide. */

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { withSandboxRetryNote } from "../../approval/retry-message.js";
 import { formatFreeform, formatStructured } from "../../output/format.js";
 import { networkRefusalsOf, withNetworkNote } from "../../output/network-note.js";
@@ -81,7 +82,7 @@ export function createShellCommandHandler(runtime: ToolRuntime): ToolHandler<She
       "Runs a shell command (a string) in the user's default shell and returns its output. Prefer this for pipelines and redirections.",
     schema: ShellCommandArgsSchema,
     // `login` is only advertised when login shells are allowed.
-    ...(runtime.allowLoginShell ? {} : { advertisedSchema: ShellCommandArgsSchema.omit({ login: true }) }),
+    ...(runtime.allowLoginShell ? {} : { advertisedSchema: z.lazy(() => ShellCommandArgsSchema.unwrap().omit({ login: true })) }),
     freeformField: "command",
     isMutating: async (args) => !(await runtime.isKnownSafe(shellCommandArgv(runtime, args))),
     handle: async (args, ctx) => {

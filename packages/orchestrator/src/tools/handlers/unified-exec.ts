@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { decodeLossy } from "@shellgate/pty";
 import type { Shell } from "@shellgate/shell-detect";
 import { errorMessage, InvalidToolArgumentsError, SessionNotTtyError, SpawnFailedError } from "../../errors.js";
@@ -38,7 +39,7 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
     description: EXEC_COMMAND_DESCRIPTION,
     schema: ExecCommandArgsSchema,
     // `login` is only advertised when login shells are allowed.
-    ...(runtime.allowLoginShell ? {} : { advertisedSchema: ExecCommandArgsSchema.omit({ login: true }) }),
+    ...(runtime.allowLoginShell ? {} : { advertisedSchema: z.lazy(() => ExecCommandArgsSchema.unwrap().omit({ login: true })) }),
     freeformField: "cmd",
     isMutating: async (args) => !(await runtime.isKnownSafe(execCommandArgv(runtime, args))),
     handle: async (args, ctx) => {
