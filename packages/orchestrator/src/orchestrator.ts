@@ -41,6 +41,7 @@ import { defaultProtectedPaths } from "./workspace/protected-paths.js";
 import { NetworkGrantsSchema, normalizeGrants } from "./network/grants.js";
 import { HostApprovals } from "./network/host-approval.js";
 import { NetworkHostPolicy } from "./network/host-policy.js";
+import { tunnelSplicerOnce } from "./network/run-network.js";
 import type { SessionNetwork } from "./pipeline/types.js";
 import type { ProxyResolver } from "@shellgate/network-proxy";
 
@@ -137,12 +138,22 @@ export const OrchestratorOptionsSchema = z.strictObject({
    * An executable implementing the proxy's `--splice` and `--splice-body` contracts (the Linux
    * sandbox helper does), to which bulk CONNECT and SOCKS5 tunnels and large plain-HTTP bodies are
    * handed (absolute path). The host runs it with this process's rights: pass only a file that is as
-   * trusted as a sandbox backend's own binaries. Without it every byte is relayed in JS.
+   * trusted as a sandbox backend's own binaries. Without it every byte is relayed in JS. A function
+   * is asked once, when the session's first proxy starts (a session that never routes network never
+   * looks for one); undefined means no splicer, and a rejection or an answer that is not an absolute
+   * path fails that proxy's start, as a proxy that cannot start does (the run says so).
    */
-  networkTunnelSplicer: absolute("networkTunnelSplicer").optional(),
+  networkTunnelSplicer: z
+    .custom<string | NetworkTunnelSplicerSource>((v) => isFunction(v) || (typeof v === "string" && path.isAbsolute(v)), {
+      message: "must be an absolute path or a function that returns one",
+    })
+    .optional(),
   /** Session store limits (defaults: 64 sessions, warning at 60, 8 protected) and id source. */
   sessionStore: z.custom<SessionStoreOptions>((v) => typeof v === "object" && v !== null).optional(),
 });
+/** Finds the tunnel splicer when it is first needed: an absolute path, or undefined for none. */
+export type NetworkTunnelSplicerSource = () => string | undefined | Promise<string | undefined>;
+
 /** Options as a caller writes them. */
 export type OrchestratorOptions = z.input<typeof OrchestratorOptionsSchema>;
 
@@ -233,7 +244,7 @@ export class Orchestrator {
       grantHint: o.networkGrantHint ?? defaultGrantHint,
       ...(o.networkSocketDir ? { socketRoot: o.networkSocketDir } : {}),
       ...(o.networkResolver ? { resolver: o.networkResolver } : {}),
-      ...(o.networkTunnelSplicer ? { tunnelSplicer: o.networkTunnelSplicer } : {}),
+      ...(o.networkTunnelSplicer ? { tunnelSplicer: tunnelSplicerOnce(o.networkTunnelSplicer) } : {}),
     };
     this.#spill =
       o.spillDir === false

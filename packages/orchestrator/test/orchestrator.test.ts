@@ -72,6 +72,11 @@ describe("malformed calls", () => {
     expect(error?.field).toBe("sandboxPolicy.writableRoots.0");
     expect(() => new Orchestrator({ cwd: "relative/dir" })).toThrow(/cwd/);
     expect(() => new Orchestrator({ rulesFiles: ["x.rules"] })).toThrow(/Orchestrator\.create/);
+    expect(() => new Orchestrator({ networkTunnelSplicer: "helper" })).toThrow(
+      "networkTunnelSplicer: must be an absolute path or a function that returns one",
+    );
+    expect(() => new Orchestrator({ networkTunnelSplicer: "/usr/lib/helper" })).not.toThrow();
+    expect(() => new Orchestrator({ networkTunnelSplicer: () => undefined })).not.toThrow();
   });
 });
 

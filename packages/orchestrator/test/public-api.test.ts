@@ -27,7 +27,7 @@ const ROOT = [
     "HostApprovals", "HostAskContext", "HostGrant", "HostRule", "HostRules", "HostVerdict", "HostVerdictSource",
     "InvalidToolArgumentsError", "JsonSchema", "LaunchResult", "Launcher", "MAX_OUTPUT_DELTAS_PER_CALL", "McpTool",
     "NetworkGrants", "NetworkGrantsInput", "NetworkGrantsSchema", "NetworkHostPolicy", "NetworkRefusal",
-    "NetworkReport", "OpenAIChatFunctionTool", "OpenAIFunctionTool", "Orchestrator", "OrchestratorConfigError",
+    "NetworkReport", "NetworkTunnelSplicerSource", "OpenAIChatFunctionTool", "OpenAIFunctionTool", "Orchestrator", "OrchestratorConfigError",
     "OrchestratorError", "OrchestratorErrorCode", "OrchestratorEvent", "OrchestratorOptions",
     "OrchestratorOptionsSchema", "OutputSink", "ParsedToolCall", "PipeSpawner", "PipelineContext", "PipelineOutcome",
     "PolicyDecision", "PolicyEvaluator", "PolicyRuleMatch", "PolicyStore", "ProtectedPathsEnv", "ProtectedPathsInput",

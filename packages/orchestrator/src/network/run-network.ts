@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { NetworkProxy, NetworkRequestEvent, ProxyRequest, ProxyVerdict, startNetworkProxy } from "@shellgate/network-proxy";
 import type { NetworkProxyRoute, ProxyTransport } from "@shellgate/sandbox";
+import { OrchestratorConfigError } from "../errors.js";
 import type { EventBus } from "../events.js";
 import type { HostGrant } from "./grants.js";
 import { describeVerdictSource, type NetworkHostPolicy, type HostVerdict } from "./host-policy.js";
@@ -32,8 +33,28 @@ export interface RunNetworkDeps {
   startProxy?: typeof startNetworkProxy;
   /** Test seam for name resolution in the proxy. */
   resolver?: Parameters<typeof startNetworkProxy>[0]["resolver"];
-  /** The proxy's `tunnelSplicer`: an absolute path the host runs for bulk tunnels (see the orchestrator's `networkTunnelSplicer`). */
-  tunnelSplicer?: string;
+  /**
+   * The proxy's `tunnelSplicer`, an absolute path the host runs for bulk tunnels (see the
+   * orchestrator's `networkTunnelSplicer`), found when a run first starts a proxy; undefined: none.
+   * A rejection fails the proxy's start.
+   */
+  tunnelSplicer?: () => Promise<string | undefined>;
+}
+
+/**
+ * The session's tunnel splicer as its proxies ask for it (`RunNetworkDeps.tunnelSplicer`): a path as
+ * given; a function asked once, its answer or rejection kept. A function's answer must be an absolute
+ * path or undefined, else the proxy does not start (OrchestratorConfigError naming the option).
+ */
+export function tunnelSplicerOnce(source: string | (() => string | undefined | Promise<string | undefined>)): () => Promise<string | undefined> {
+  if (typeof source === "string") return () => Promise.resolve(source);
+  let found: Promise<string | undefined> | undefined;
+  return () =>
+    (found ??= (async () => {
+      const file = await source();
+      if (file === undefined || (typeof file === "string" && path.isAbsolute(file))) return file;
+      throw new OrchestratorConfigError("networkTunnelSplicer", `returned ${JSON.stringify(file)}, not an absolute path`);
+    })());
 }
 
 /** The proxy of one run: its route for the sandbox, what it refused, and how it ended. */
@@ -87,12 +108,13 @@ export async function startRunNetwork(
   try {
     // Loaded with the first proxy-routed run: most sessions never need the protocol libraries.
     const start = deps.startProxy ?? (await import("@shellgate/network-proxy")).startNetworkProxy;
+    const tunnelSplicer = await deps.tunnelSplicer?.();
     proxy = await start({
       decide,
       onRequest,
       listen: dir !== undefined ? { transport: "unix-socket", directory: dir } : { transport: "loopback-tcp" },
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
-      ...(deps.tunnelSplicer ? { tunnelSplicer: deps.tunnelSplicer } : {}),
+      ...(tunnelSplicer ? { tunnelSplicer } : {}),
     });
   } catch (error) {
     if (dir !== undefined) await fs.promises.rm(dir, { recursive: true, force: true });

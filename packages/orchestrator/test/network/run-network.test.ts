@@ -17,6 +17,7 @@ import {
   type LaunchResult,
   type PipelineContext,
   type SessionNetwork,
+  tunnelSplicerOnce,
 } from "../support/internals.js";
 import { makeContext, probe, request, scriptedHandler } from "../support/pipeline-fakes.js";
 
@@ -190,6 +191,45 @@ describe("proxy-routed runs through the pipeline", () => {
     // Another command does not get the rule's host (and without any grant, no proxy at all).
     await pipeline.run(request({ callId: "call-2", argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
     expect(manager.calls[1]?.options.networkProxy).toBeUndefined();
+  });
+});
+
+describe("the tunnel splicer", () => {
+  it("is looked for when a run first starts a proxy, once per session, and handed to that proxy", async () => {
+    const { ctx } = makeContext({ approvalPolicy: "never" });
+    let asked = 0;
+    const given: Array<string | undefined> = [];
+    const { startNetworkProxy } = await import("@shellgate/network-proxy");
+    ctx.network = {
+      ...network(ctx, { allow: ["registry.test"] }),
+      tunnelSplicer: tunnelSplicerOnce(() => {
+        asked++;
+        return "/opt/helper/shellgate-sandbox-helper";
+      }),
+      // The splicer is only run for bulk transfers; these runs make none, so the proxy starts without it.
+      startProxy: async ({ tunnelSplicer, ...options }) => {
+        given.push(tunnelSplicer);
+        return startNetworkProxy(options);
+      },
+    };
+    const noProxy = makeContext({ approvalPolicy: "never" });
+    noProxy.ctx.network = { ...network(noProxy.ctx), tunnelSplicer: ctx.network.tunnelSplicer };
+    await new ExecPipeline(noProxy.ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    // No grant could let a host through: no proxy, and no one asked for the splicer.
+    expect(asked).toBe(0);
+    for (let i = 0; i < 2; i++) await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(given).toEqual(["/opt/helper/shellgate-sandbox-helper", "/opt/helper/shellgate-sandbox-helper"]);
+    expect(asked).toBe(1);
+  });
+
+  it("takes a path as given, and refuses a function's answer that is not an absolute path", async () => {
+    await expect(tunnelSplicerOnce("/usr/lib/helper")()).resolves.toBe("/usr/lib/helper");
+    await expect(tunnelSplicerOnce(() => undefined)()).resolves.toBeUndefined();
+    await expect(tunnelSplicerOnce(async () => "helper")()).rejects.toThrow('networkTunnelSplicer: returned "helper", not an absolute path');
+    const { ctx } = makeContext({ approvalPolicy: "never" });
+    ctx.network = { ...network(ctx, { allow: ["registry.test"] }), tunnelSplicer: tunnelSplicerOnce(() => "relative/helper") };
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(out.network?.note()).toMatch(/the network proxy could not start \(networkTunnelSplicer: returned "relative\/helper", not an absolute path\)/);
   });
 });
 
