@@ -15,11 +15,12 @@
 // - packages that load files relative to their own modules (.wasm, native addons) or that are large
 //   and only used by some commands stay external and are imported from node_modules as before.
 import { createRequire } from "node:module";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { build } from "esbuild";
+import { BUNDLE_HEADER } from "../dist/launch/run-bundle.js";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const require = createRequire(import.meta.url);
@@ -149,13 +150,19 @@ const shellgate = await build({
     const line = rewritten.slice(0, nonAscii).split("\n").length;
     throw new Error(`bundle: shellgate.cjs is not pure ASCII (line ${line}: ${JSON.stringify(rewritten.slice(nonAscii - 30, nonAscii + 10))}); write the character as an escape in the source`);
   }
+  // The launcher compiles the file as it is (see BUNDLE_HEADER in src/launch/run-bundle.ts): the
+  // CommonJS wrapper takes the shebang's line, so every other line keeps its number and columns and
+  // the source map still fits; the file is no longer a script of its own.
+  if (!rewritten.startsWith("#!")) throw new Error("bundle: shellgate.cjs does not start with the shebang line the wrapper replaces");
+  rewritten = `${BUNDLE_HEADER}${rewritten.slice(rewritten.indexOf("\n"))}\n})`;
   // The rewrites above are textual: the bundle must still be the same program, and at least parse.
   try {
-    new Script(`(function (exports, require, module, __filename, __dirname, _sgimp) {${rewritten.replace(/^#!.*/, "")}\n})`, { filename: SHELLGATE_FILE });
+    new Script(rewritten, { filename: SHELLGATE_FILE });
   } catch (error) {
     throw new Error(`bundle: shellgate.cjs no longer parses after its rewrites: ${error.message}`);
   }
   await writeFile(SHELLGATE_FILE, rewritten);
+  await chmod(SHELLGATE_FILE, 0o644);
 }
 const launch = await build({
   ...common,

@@ -5,7 +5,8 @@ export type CliErrorCode =
   | "CLI_PROJECT_NOT_TRUSTED"
   | "CLI_BROAD_WORKSPACE"
   | "CLI_NO_TERMINAL"
-  | "CLI_SANDBOX_BACKEND_PACKAGE";
+  | "CLI_SANDBOX_BACKEND_PACKAGE"
+  | "CLI_BUNDLE_FORMAT";
 
 /** Base class of the CLI's own errors; `code` is stable across releases. */
 export class CliError extends Error {
@@ -161,5 +162,18 @@ export class SandboxBackendPackageError extends CliError {
     this.backend = source.name;
     this.packageName = source.package;
     this.problem = problem;
+  }
+}
+
+/**
+ * dist/bundle/shellgate.cjs is not in the form the launcher runs (it starts with `BUNDLE_HEADER`):
+ * a file left from another build, or edited. `npm run build` makes it again.
+ */
+export class BundleFormatError extends CliError {
+  /** The bundle's path. */
+  readonly file: string;
+  constructor(file: string) {
+    super("CLI_BUNDLE_FORMAT", `${file} does not start with the launcher's wrapper; rebuild it (npm run build -w @shellgate/cli)`);
+    this.file = file;
   }
 }

@@ -66,20 +66,36 @@ function trustedDir(dir: string): boolean {
   return stat.isDirectory() && ownOnly(stat);
 }
 
-/** The cache file's bytes, when the file and its directory are fit to be trusted; else undefined. */
-export function readCodeCache(file: string): Buffer | undefined {
+/**
+ * The cache file's bytes, when the file and its directory are fit to be trusted; else undefined.
+ * With `into`, a file that fits is read into its start (a view of it is returned): memory the
+ * process already touched, instead of new pages to fault in.
+ */
+export function readCodeCache(file: string, into?: Buffer): Buffer | undefined {
   let fd: number | undefined;
   try {
     if (!trustedDir(path.dirname(file))) return undefined;
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
     const stat = fs.fstatSync(fd);
     if (!stat.isFile() || !ownOnly(stat)) return undefined;
-    return fs.readFileSync(fd);
+    if (into === undefined || stat.size > into.length) return fs.readFileSync(fd);
+    return into.subarray(0, readInto(fd, into.subarray(0, stat.size)));
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/** Read `fd` from its start into `buffer` until the buffer is full or the file ends; the bytes read. */
+export function readInto(fd: number, buffer: Buffer): number {
+  let length = 0;
+  while (length < buffer.length) {
+    const n = fs.readSync(fd, buffer, length, buffer.length - length, length);
+    if (n === 0) break;
+    length += n;
+  }
+  return length;
 }
 
 /**

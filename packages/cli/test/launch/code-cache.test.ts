@@ -118,6 +118,21 @@ describe("code cache files", () => {
     expect(readCodeCache(file)).toBeUndefined();
     fs.chmodSync(dir, 0o700);
     expect(readCodeCache(path.join(dir, "missing.bin"))).toBeUndefined();
+    // Into a buffer it fits in: the bytes land at its start and a view of it comes back; a buffer too
+    // small is left alone and a new one holds the file.
+    const into = Buffer.alloc(16, 0x2e);
+    const view = readCodeCache(file, into);
+    expect(view?.toString()).toBe("data");
+    expect(view?.buffer).toBe(into.buffer);
+    expect(into.toString()).toBe("data............");
+    const small = Buffer.alloc(3, 0x2e);
+    const fresh = readCodeCache(file, small);
+    expect(fresh?.toString()).toBe("data");
+    expect(fresh?.buffer).not.toBe(small.buffer);
+    expect(small.toString()).toBe("...");
+    fs.chmodSync(dir, 0o777);
+    expect(readCodeCache(file, into)).toBeUndefined();
+    fs.chmodSync(dir, 0o700);
   });
 });
 
