@@ -139,9 +139,10 @@ export const OrchestratorOptionsSchema = z.strictObject({
    * sandbox helper does), to which bulk CONNECT and SOCKS5 tunnels and large plain-HTTP bodies are
    * handed (absolute path). The host runs it with this process's rights: pass only a file that is as
    * trusted as a sandbox backend's own binaries. Without it every byte is relayed in JS. A function
-   * is asked once, when the session's first proxy starts (a session that never routes network never
-   * looks for one); undefined means no splicer, and a rejection or an answer that is not an absolute
-   * path fails that proxy's start, as a proxy that cannot start does (the run says so).
+   * is asked when the session's first proxy starts, and its answer kept (a session that never routes
+   * network never looks for one); undefined means no splicer, and a rejection or an answer that is not
+   * an absolute path fails that proxy's start, as a proxy that cannot start does (the run says so),
+   * and is asked again at the next.
    */
   networkTunnelSplicer: z
     .custom<string | NetworkTunnelSplicerSource>((v) => isFunction(v) || (typeof v === "string" && path.isAbsolute(v)), {

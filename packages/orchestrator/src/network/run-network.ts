@@ -43,18 +43,23 @@ export interface RunNetworkDeps {
 
 /**
  * The session's tunnel splicer as its proxies ask for it (`RunNetworkDeps.tunnelSplicer`): a path as
- * given; a function asked once, its answer or rejection kept. A function's answer must be an absolute
- * path or undefined, else the proxy does not start (OrchestratorConfigError naming the option).
+ * given; a function asked when a proxy first starts and its answer kept. A function's answer must be
+ * an absolute path or undefined, else that proxy does not start (OrchestratorConfigError naming the
+ * option); a failure is not kept, so the next proxy start asks again.
  */
 export function tunnelSplicerOnce(source: string | (() => string | undefined | Promise<string | undefined>)): () => Promise<string | undefined> {
   if (typeof source === "string") return () => Promise.resolve(source);
   let found: Promise<string | undefined> | undefined;
+  const ask = async () => {
+    const file = await source();
+    if (file === undefined || (typeof file === "string" && path.isAbsolute(file))) return file;
+    throw new OrchestratorConfigError("networkTunnelSplicer", `returned ${JSON.stringify(file)}, not an absolute path`);
+  };
   return () =>
-    (found ??= (async () => {
-      const file = await source();
-      if (file === undefined || (typeof file === "string" && path.isAbsolute(file))) return file;
-      throw new OrchestratorConfigError("networkTunnelSplicer", `returned ${JSON.stringify(file)}, not an absolute path`);
-    })());
+    (found ??= ask().catch((error: unknown) => {
+      found = undefined;
+      throw error;
+    }));
 }
 
 /** The proxy of one run: its route for the sandbox, what it refused, and how it ended. */

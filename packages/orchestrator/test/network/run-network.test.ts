@@ -226,6 +226,18 @@ describe("the tunnel splicer", () => {
     await expect(tunnelSplicerOnce("/usr/lib/helper")()).resolves.toBe("/usr/lib/helper");
     await expect(tunnelSplicerOnce(() => undefined)()).resolves.toBeUndefined();
     await expect(tunnelSplicerOnce(async () => "helper")()).rejects.toThrow('networkTunnelSplicer: returned "helper", not an absolute path');
+    // A failure is not kept: the next proxy start asks again (and keeps a good answer).
+    const answers = [new Error("EIO"), "/opt/helper/bin"];
+    let asked = 0;
+    const flaky = tunnelSplicerOnce(async () => {
+      const answer = answers[asked++];
+      if (answer instanceof Error) throw answer;
+      return answer;
+    });
+    await expect(flaky()).rejects.toThrow("EIO");
+    await expect(flaky()).resolves.toBe("/opt/helper/bin");
+    await expect(flaky()).resolves.toBe("/opt/helper/bin");
+    expect(asked).toBe(2);
     const { ctx } = makeContext({ approvalPolicy: "never" });
     ctx.network = { ...network(ctx, { allow: ["registry.test"] }), tunnelSplicer: tunnelSplicerOnce(() => "relative/helper") };
     const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
