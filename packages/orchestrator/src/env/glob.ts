@@ -11,7 +11,6 @@
  * under `i`. A pattern with a non-ASCII character keeps the `i` flag.
  */
 export function compileNameGlob(pattern: string): RegExp {
-  // eslint-disable-next-line no-control-regex -- the test is "only ASCII", control characters included
   const ascii = /^[\x00-\x7f]*$/.test(pattern);
   let source = "";
   for (const ch of pattern) {
