@@ -14,23 +14,29 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 // when the module loaded was ~3 M instructions of its start (callgrind), about 1 ms on a 2-core VM.
 // The pieces several tools share are built once, by whichever tool needs them first.
 const shared = once(() => ({
-  sandboxPermissions: z
-    .enum(["use_default", "require_escalated"])
-    .describe(
-      'Sandbox permissions for this command. "require_escalated" asks to run outside the sandbox; it needs approval and a justification.',
-    ),
-  justification: z
-    .string()
-    .min(1)
-    .describe(
-      'Only with sandbox_permissions "require_escalated": a short yes/no question to the user explaining why the command needs to run outside the sandbox.',
-    ),
-  prefixRule: z
-    .array(z.string().min(1))
-    .min(1)
-    .describe(
-      'Only with sandbox_permissions "require_escalated": a reusable command prefix (argv words) the user could allow from now on, e.g. ["npm", "test"].',
-    ),
+  /** The fields with which a one-shot or unified-exec call asks to run outside the sandbox. */
+  escalation: {
+    sandbox_permissions: z
+      .enum(["use_default", "require_escalated"])
+      .describe(
+        'Sandbox permissions for this command. "require_escalated" asks to run outside the sandbox; it needs approval and a justification.',
+      )
+      .optional(),
+    justification: z
+      .string()
+      .min(1)
+      .describe(
+        'Only with sandbox_permissions "require_escalated": a short yes/no question to the user explaining why the command needs to run outside the sandbox.',
+      )
+      .optional(),
+    prefix_rule: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe(
+        'Only with sandbox_permissions "require_escalated": a reusable command prefix (argv words) the user could allow from now on, e.g. ["npm", "test"].',
+      )
+      .optional(),
+  },
   workdir: z
     .string()
     .describe("Working directory for the command; relative paths are resolved against the session's working directory."),
@@ -54,15 +60,13 @@ function once<T>(make: () => T): () => T {
 
 /** Arguments of the `shell` tool (alias `container.exec`): an argv array run as-is. Built on first use; `.unwrap()` is the object schema. */
 export const ShellArgsSchema = z.lazy(() => {
-  const { sandboxPermissions, justification, prefixRule, workdir, timeoutMs } = shared();
+  const { escalation, workdir, timeoutMs } = shared();
   return z
     .strictObject({
       command: z.array(z.string()).min(1).describe('The command as an argv array, e.g. ["ls", "-la"].'),
       workdir: workdir.optional(),
       timeout_ms: timeoutMs.optional(),
-      sandbox_permissions: sandboxPermissions.optional(),
-      justification: justification.optional(),
-      prefix_rule: prefixRule.optional(),
+      ...escalation,
     })
     .describe("Runs a command given as an argv array and returns its output.");
 });
@@ -70,16 +74,14 @@ export type ShellArgs = z.infer<typeof ShellArgsSchema>;
 
 /** Arguments of the `shell_command` tool: a script run in the user's shell (login shell by default). Built on first use; `.unwrap()` is the object schema. */
 export const ShellCommandArgsSchema = z.lazy(() => {
-  const { sandboxPermissions, justification, prefixRule, workdir, timeoutMs } = shared();
+  const { escalation, workdir, timeoutMs } = shared();
   return z
     .strictObject({
       command: z.string().min(1).describe("The shell script to run in the user's default shell."),
       workdir: workdir.optional(),
       login: z.boolean().describe("Run with login shell semantics (default true).").optional(),
       timeout_ms: timeoutMs.optional(),
-      sandbox_permissions: sandboxPermissions.optional(),
-      justification: justification.optional(),
-      prefix_rule: prefixRule.optional(),
+      ...escalation,
     })
     .describe("Runs a shell command (a string) in the user's default shell and returns its output.");
 });
@@ -91,7 +93,7 @@ export const EXEC_COMMAND_DESCRIPTION =
 
 /** Arguments of `exec_command` (unified exec): start a process, optionally on a terminal, and keep it as a session. Built on first use; `.unwrap()` is the object schema. */
 export const ExecCommandArgsSchema = z.lazy(() => {
-  const { sandboxPermissions, justification, prefixRule, workdir, maxOutputTokens } = shared();
+  const { escalation, workdir, maxOutputTokens } = shared();
   return z
     .strictObject({
       cmd: z.string().min(1).describe("Shell command to execute."),
@@ -115,9 +117,7 @@ export const ExecCommandArgsSchema = z.lazy(() => {
         .describe(`How long to wait (ms) for output before returning (default ${DEFAULT_EXEC_COMMAND_YIELD_MS}, clamped to 250..30000).`)
         .optional(),
       max_output_tokens: maxOutputTokens.optional(),
-      sandbox_permissions: sandboxPermissions.optional(),
-      justification: justification.optional(),
-      prefix_rule: prefixRule.optional(),
+      ...escalation,
     })
     .describe(EXEC_COMMAND_DESCRIPTION);
 });

@@ -80,7 +80,7 @@ export async function resolveWorkdir(tool: string, base: string, workdir: string
   try {
     info = fs.statSync(resolved, { throwIfNoEntry: false });
   } catch {
-    // not reachable: reported as not a directory
+    // unreadable (EACCES, ENOTDIR, ELOOP): reported as not an existing directory, as a missing one is
   }
   if (!info?.isDirectory()) throw new InvalidToolArgumentsError(tool, "workdir", `${resolved} is not an existing directory`);
   return resolved;
