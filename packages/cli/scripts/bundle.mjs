@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { build } from "esbuild";
 import { BUNDLE_HEADER } from "../dist/launch/run-bundle.js";
+import { blankRedundantNames } from "./blank-names.mjs";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const require = createRequire(import.meta.url);
@@ -99,23 +100,6 @@ const cjsUrl = {
 // module bodies; those of external ES modules stay `import()` and are then renamed to the launcher's
 // (`_sgimp`, as long as `import`, so that the source map still fits).
 const SHELLGATE_FILE = join(outdir, "shellgate.cjs");
-/**
- * `keepNames` makes esbuild follow every named function and class with `__name(f, "f")`, which sets
- * `f.name` to what it already is unless bundling renamed `f`: ~900 calls, ~1.5 ms of a start (a
- * function's `name` turns from a built-in accessor into an own property each time). The ones that
- * repeat the name the function or class already has are blanked to spaces (same length, so the
- * source map still fits); a renamed one (`__name(fail2, "fail")`) stays.
- */
-function blankRedundantNames(code) {
-  const blank = (text) => " ".repeat(text.length);
-  // a statement of its own: `function f(){...}__name(f,"f");`
-  let out = code.replace(/(?<=[;{}])__name\(([A-Za-z_$][\w$]*),"([\w$]+)"\)(?=[;}])/g, (all, id, name) => (id === name ? blank(all) : all));
-  // `X=class extends Y{static{__name(this,"X")}...}`: an anonymous class assigned to X is named X
-  out = out.replace(/(?<![\w$.])([A-Za-z_$][\w$]*)=class( extends [A-Za-z_$][\w$.]*)?\{(static\{__name\(this,"([\w$]+)"\)\})/g, (all, id, ext = "", block, name) =>
-    id === name ? `${id}=class${ext}{${blank(block)}` : all,
-  );
-  return out;
-}
 // esbuild reads an ES default or namespace import of a CommonJS module through `__toESM`, which copies
 // every property of the module onto a new object, once per importing module: 69 copies of path, os,
 // fs and fs/promises in shellgate.cjs, 3-4 ms of a start (measured alone). Builtins go through
@@ -141,7 +125,6 @@ const shellgate = await build({
   const left = rewritten.match(/(?<!['"\w$.])import\(/g);
   if (left) throw new Error(`bundle: ${left.length} import() calls left in shellgate.cjs`);
   rewritten = rewritten.replaceAll('__toESM(require("node:', '__oneNS(require("node:');
-  rewritten = blankRedundantNames(rewritten);
   // The launcher reads the bundle as latin1 (a plain copy, no UTF-8 decoding), which is the same text
   // only while every byte is ASCII; `charset: "ascii"` escapes strings and identifiers but leaves
   // regular expression literals as written, so a curly quote in one would slip through.
@@ -225,6 +208,21 @@ const policyCheckCompiler = await build({
 for (const [result, what, file] of [[policyCheck, /[\\/]commands[\\/]policy-check[\\/]/, "policy-check.cjs"], [policyCheckMain, /[\\/]policy[\\/]compile\.js$/, MAIN_FILE]]) {
   const inlined = Object.keys(result.metafile.inputs).filter((f) => what.test(f));
   if (inlined.length) throw new Error(`bundle: ${file} holds what belongs in a file of its own (${inlined.join(", ")}); see apart()`);
+}
+
+// `keepNames` (see `common`) leaves ~2,000 `__name` calls in the files; most set a name the function
+// or class has anyway and go (scripts/blank-names.mjs says which; same length, so the maps still fit).
+for (const result of [shellgate, launch, policyCheck, policyCheckMain, policyCheckCompiler]) {
+  for (const file of Object.keys(result.metafile.outputs).filter((f) => /\.c?js$/.test(f))) {
+    const { code, removed, kept } = blankRedundantNames(await readFile(file, "latin1"));
+    try {
+      new Script(code, { filename: file });
+    } catch (error) {
+      throw new Error(`bundle: ${file} no longer parses after removing __name calls: ${error.message}`);
+    }
+    await writeFile(file, code, "latin1");
+    if (process.env.SHELLGATE_BUNDLE_VERBOSE) process.stdout.write(`bundle: ${file}: ${removed} __name calls removed, ${kept} kept\n`);
+  }
 }
 
 const outputs = [shellgate, launch, policyCheck, policyCheckMain, policyCheckCompiler].flatMap((result) => Object.entries(result.metafile.outputs)).filter(([file]) => /\.c?js$/.test(file));

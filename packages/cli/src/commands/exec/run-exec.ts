@@ -57,14 +57,15 @@ export async function runExec(
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   // `shellgate exec -- yes | head -1`: when the reader goes away, stop the command the way a shell
-  // pipeline would (SIGPIPE), quietly.
+  // pipeline would (SIGPIPE), quietly. Streamed output is written to the descriptors (`emit`), which
+  // report that themselves; `process.stdout` is made (a stream over fd 1) only for `--json`'s result.
   let readerGone = false;
   const onStdoutError = (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") return;
     readerGone = true;
     controller.abort();
   };
-  process.stdout.on("error", onStdoutError);
+  if (options.json) process.stdout.on("error", onStdoutError);
 
   // Every byte goes through the direct output sink (output delta events are capped per call).
   const capture = options.json ? new JsonOutputCapture() : undefined;
@@ -72,8 +73,8 @@ export async function runExec(
   // OSC 52 (clipboard), OSC 8, titles, device queries… act on a person's terminal: removed there,
   // while a pipe or file gets the bytes exactly.
   const filters = {
-    stdout: !capture && process.stdout.isTTY === true ? new TerminalOutputFilter() : undefined,
-    stderr: !capture && process.stderr.isTTY === true ? new TerminalOutputFilter() : undefined,
+    stdout: !capture && isatty(1) ? new TerminalOutputFilter() : undefined,
+    stderr: !capture && isatty(2) ? new TerminalOutputFilter() : undefined,
   };
   const emit = (stream: "stdout" | "stderr", data: Uint8Array) => {
     if (data.byteLength === 0 || readerGone) return;

@@ -1,0 +1,2 @@
+/** See blank-names.mjs. */
+export declare function blankRedundantNames(code: string): { code: string; removed: number; kept: number };
