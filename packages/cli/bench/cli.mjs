@@ -104,6 +104,11 @@ try {
   console.log(`${"  same, --mode read-only".padEnd(34)} median ${readOnly.toFixed(0).padStart(5)} ms (no target)${vsPeer}`);
   report("shellgate exec -- /bin/true", exec, sandbox + 20, peer);
   console.log(`  exec - sandbox: ${(exec - sandbox).toFixed(0)} ms (target ≤ 20 ms)`);
+  // The same difference taken within each round (the two ran back to back) shows how far one run of
+  // this bench can move it: on a shared VM the medians above move by a few ms between runs.
+  const paired = samples.exec.map((e, i) => e - samples.sandbox[i]).sort((a, b) => a - b);
+  const quartile = (q) => paired[Math.floor((paired.length - 1) * q)];
+  console.log(`  exec - sandbox, round by round: median ${median(paired).toFixed(0)} ms, quartiles ${quartile(0.25).toFixed(0)}–${quartile(0.75).toFixed(0)} ms`);
   console.log(`  CPU time, medians: sandbox ${median(cpu.sandbox).toFixed(0)} ms, exec ${median(cpu.exec).toFixed(0)} ms, exec - sandbox ${(median(cpu.exec) - median(cpu.sandbox)).toFixed(0)} ms`);
 
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env, cwd: work, stderr: "ignore" });
