@@ -3,7 +3,8 @@
 // subpath. test/public-api.test.ts pins this list, so an accidental export shows up in review.
 
 // The orchestrator and its options.
-export { Orchestrator, OrchestratorOptionsSchema, type NetworkTunnelSplicerSource, type OrchestratorOptions } from "./orchestrator.js";
+export { Orchestrator, OrchestratorOptionsSchema, type OrchestratorOptions } from "./orchestrator.js";
+export type { NetworkTunnelSplicerSource } from "./network/run-network.js";
 export { defaultProtectedPaths, type ProtectedPathsEnv, type ProtectedPathsInput } from "./workspace/protected-paths.js";
 export type { WorkspaceIdentity } from "./workspace/identity.js";
 export type { UnifiedExecManager } from "./sessions/manager.js";

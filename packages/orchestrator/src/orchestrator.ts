@@ -41,7 +41,7 @@ import { defaultProtectedPaths } from "./workspace/protected-paths.js";
 import { NetworkGrantsSchema, normalizeGrants } from "./network/grants.js";
 import { HostApprovals } from "./network/host-approval.js";
 import { NetworkHostPolicy } from "./network/host-policy.js";
-import { tunnelSplicerOnce } from "./network/run-network.js";
+import { tunnelSplicerOnce, type NetworkTunnelSplicerSource } from "./network/run-network.js";
 import type { SessionNetwork } from "./pipeline/types.js";
 import type { ProxyResolver } from "@shellgate/network-proxy";
 
@@ -152,9 +152,6 @@ export const OrchestratorOptionsSchema = z.strictObject({
   /** Session store limits (defaults: 64 sessions, warning at 60, 8 protected) and id source. */
   sessionStore: z.custom<SessionStoreOptions>((v) => typeof v === "object" && v !== null).optional(),
 });
-/** Finds the tunnel splicer when it is first needed: an absolute path, or undefined for none. */
-export type NetworkTunnelSplicerSource = () => string | undefined | Promise<string | undefined>;
-
 /** Options as a caller writes them. */
 export type OrchestratorOptions = z.input<typeof OrchestratorOptionsSchema>;
 

@@ -41,13 +41,16 @@ export interface RunNetworkDeps {
   tunnelSplicer?: () => Promise<string | undefined>;
 }
 
+/** Finds the tunnel splicer when it is first needed: an absolute path, or undefined for none. */
+export type NetworkTunnelSplicerSource = () => string | undefined | Promise<string | undefined>;
+
 /**
  * The session's tunnel splicer as its proxies ask for it (`RunNetworkDeps.tunnelSplicer`): a path as
  * given; a function asked when a proxy first starts and its answer kept. A function's answer must be
  * an absolute path or undefined, else that proxy does not start (OrchestratorConfigError naming the
  * option); a failure is not kept, so the next proxy start asks again.
  */
-export function tunnelSplicerOnce(source: string | (() => string | undefined | Promise<string | undefined>)): () => Promise<string | undefined> {
+export function tunnelSplicerOnce(source: string | NetworkTunnelSplicerSource): () => Promise<string | undefined> {
   if (typeof source === "string") return () => Promise.resolve(source);
   let found: Promise<string | undefined> | undefined;
   const ask = async () => {
