@@ -54,29 +54,42 @@ const isFunction = (v: unknown) => typeof v === "function";
 const absolute = (what: string) =>
   z.string().min(1, "must not be empty").refine((p) => path.isAbsolute(p), { message: `${what} must be an absolute path` });
 
+// One schema per kind of field, shared by the fields of that kind (a schema is immutable, so a field
+// cannot change it for the others): every zod instance is built at each start of a CLI process, ~20 µs
+// apiece there, and this object alone needed ~100 of them written out field by field.
+const nonEmpty = z.string().min(1);
+const positiveInt = z.number().int().positive();
+const defaultTrue = z.boolean().default(true);
+const unchecked = z.custom<unknown>(() => true).optional();
+const optionalFunction = z.custom<(...args: never[]) => unknown>(isFunction, { message: "must be a function" }).optional();
+/** `unchecked` as the type of the field it validates (another package validates the value). */
+const uncheckedAs = <T>() => unchecked as unknown as z.ZodOptional<z.ZodCustom<T, T>>;
+/** `optionalFunction` as the function type of the field. */
+const functionAs = <T>() => optionalFunction as unknown as z.ZodOptional<z.ZodCustom<T, T>>;
+
 /** Options of an `Orchestrator`; validated with zod, errors name the field. */
 export const OrchestratorOptionsSchema = z.strictObject({
   /** The session's working directory (absolute). Default: `process.cwd()`. */
   cwd: absolute("cwd").optional(),
   /** Rules files to load, lowest precedence first (only `Orchestrator.create` loads them). */
-  rulesFiles: z.array(z.string().min(1)).default([]),
+  rulesFiles: z.array(nonEmpty).default([]),
   /** Where `approved_with_amendment` appends its allow rule. */
-  userRulesFile: z.string().min(1).optional(),
+  userRulesFile: nonEmpty.optional(),
   approvalPolicy: ApprovalPolicySchema.default("on-request"),
   /** Default: `{ mode: "workspace-write" }` (cwd and temp dirs writable, no network). Validated by @shellgate/sandbox. */
-  sandboxPolicy: z.custom<SandboxPolicyInput>(() => true).optional(),
+  sandboxPolicy: uncheckedAs<SandboxPolicyInput>(),
   /** Which host variables commands see; by default secret-looking names are dropped. */
-  shellEnvironmentPolicy: z.custom<ShellEnvironmentPolicyInput>(() => true).optional(),
+  shellEnvironmentPolicy: uncheckedAs<ShellEnvironmentPolicyInput>(),
   /** Whether tools may run login shells (default true). When false, `login` defaults to false and `login: true` is refused. */
-  allowLoginShell: z.boolean().default(true),
+  allowLoginShell: defaultTrue,
   /** Asked whenever a command needs approval; without one such commands are rejected. */
-  approvalHandler: z.custom<ApprovalHandler>(isFunction, { message: "must be a function" }).optional(),
+  approvalHandler: functionAs<ApprovalHandler>(),
   /**
    * Whether the handler is offered "run for this session" (`approved_for_session`). Default true: an
    * orchestrator serves many calls. Set false where it runs one call and exits (a CLI running one
    * command), since such an approval would die with it.
    */
-  sessionApprovals: z.boolean().default(true),
+  sessionApprovals: defaultTrue,
   /**
    * Backends to register (preferred first). None is registered by default: the orchestrator names no
    * backend; the integrator picks them (a platform backend package's factory, or its own).
@@ -94,28 +107,28 @@ export const OrchestratorOptionsSchema = z.strictObject({
    * policy-check's cache, the workspace's `.shellgate`) read-only as well. Default true; turning it
    * off is for tests and integrators that keep their configuration elsewhere.
    */
-  defaultProtectedPaths: z.boolean().default(true),
+  defaultProtectedPaths: defaultTrue,
   /** Where full outputs of truncated results go; `false` disables spilling. Default: a private temp dir. */
-  spillDir: z.union([z.literal(false), z.string().min(1)]).optional(),
+  spillDir: z.union([z.literal(false), nonEmpty]).optional(),
   /**
    * Bytes of one output saved at most (default 64 MiB, `DEFAULT_SPILL_LIMIT_BYTES`): one call's
    * output, or one session's. Past it the file ends with a marker line and the model is told.
    */
-  spillLimitBytes: z.number().int().positive().default(DEFAULT_SPILL_LIMIT_BYTES),
+  spillLimitBytes: positiveInt.default(DEFAULT_SPILL_LIMIT_BYTES),
   /** Token budget of one-shot outputs shown to the model. */
-  outputTokenLimit: z.number().int().positive().default(DEFAULT_MAX_OUTPUT_TOKENS),
+  outputTokenLimit: positiveInt.default(DEFAULT_MAX_OUTPUT_TOKENS),
   /** Ceiling of an empty `write_stdin` poll (default 300 000 ms; floored at 5 000). */
-  maxEmptyPollMs: z.number().int().positive().optional(),
+  maxEmptyPollMs: positiveInt.optional(),
   /** The environment commands derive theirs from (default `process.env`). */
   hostEnv: z.record(z.string(), z.string().optional()).optional(),
   /** Use this shell instead of the user's default (name or path). */
-  shell: z.string().min(1).optional(),
+  shell: nonEmpty.optional(),
   /** Pre-loaded rules (otherwise `create` loads `rulesFiles`). */
   policies: z.custom<PolicyStore<PolicyEvaluator>>((v) => v instanceof PolicyStore, { message: "must be a PolicyStore" }).optional(),
   /** Starts session processes (default: @shellgate/pty). For tests and remote execution. */
-  processFactory: z.custom<SessionProcessFactory>(isFunction, { message: "must be a function" }).optional(),
+  processFactory: functionAs<SessionProcessFactory>(),
   /** Starts one-shot processes (default: @shellgate/pty spawnPipe). */
-  spawnPipe: z.custom<PipeSpawner>(isFunction, { message: "must be a function" }).optional(),
+  spawnPipe: functionAs<PipeSpawner>(),
   /**
    * Hosts commands may (`allow`) or may never (`deny`) reach through the session's network proxy, on
    * top of the rules files' `network_rule`s. Whenever a host could be let through (an allow here, an
@@ -125,7 +138,7 @@ export const OrchestratorOptionsSchema = z.strictObject({
    */
   network: NetworkGrantsSchema.optional(),
   /** How a refused host is said to be granted (default: a `network_rule` line to add); the CLI names `--allow-domain`. */
-  networkGrantHint: z.custom<(host: string) => string>(isFunction, { message: "must be a function" }).optional(),
+  networkGrantHint: functionAs<(host: string) => string>(),
   /**
    * Where per-run proxy sockets are made. Default: the first of `$XDG_RUNTIME_DIR`,
    * `~/.cache/shellgate/run` and `/var/tmp` outside every writable root of the run; a directory
@@ -133,7 +146,7 @@ export const OrchestratorOptionsSchema = z.strictObject({
    */
   networkSocketDir: absolute("networkSocketDir").optional(),
   /** Name resolution of the proxy (default the system's); tests map names to loopback servers. */
-  networkResolver: z.custom<ProxyResolver>(isFunction, { message: "must be a function" }).optional(),
+  networkResolver: functionAs<ProxyResolver>(),
   /**
    * An executable implementing the proxy's `--splice` and `--splice-body` contracts (the Linux
    * sandbox helper does), to which bulk CONNECT and SOCKS5 tunnels and large plain-HTTP bodies are
@@ -155,7 +168,13 @@ export const OrchestratorOptionsSchema = z.strictObject({
 /** Options as a caller writes them. */
 export type OrchestratorOptions = z.input<typeof OrchestratorOptionsSchema>;
 
-function parseOptions(options: unknown): z.output<typeof OrchestratorOptionsSchema> {
+type ParsedOptions = z.output<typeof OrchestratorOptionsSchema>;
+
+// Options `Orchestrator.create` has validated, for the constructor it calls next (synchronously, so
+// nothing else can construct in between): parsing them a second time cost ~0.2 ms of every CLI start.
+let validatedByCreate: ParsedOptions | undefined;
+
+function parseOptions(options: unknown): ParsedOptions {
   const result = OrchestratorOptionsSchema.safeParse(options ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -210,7 +229,8 @@ export class Orchestrator {
    * @throws OrchestratorConfigError naming the bad option (`cwd` when it is not an existing directory).
    */
   constructor(options: OrchestratorOptions = {}) {
-    const o = parseOptions(options);
+    const o = validatedByCreate ?? parseOptions(options);
+    validatedByCreate = undefined;
     // Every in-flight call listens on the closing signal (waits, approvals, processes); dozens of
     // concurrent sessions are normal, not a leak.
     setMaxListeners(0, this.#closing.signal);
@@ -318,7 +338,18 @@ export class Orchestrator {
       if (o.hostEnv) protectedPaths.push(...defaultProtectedPaths({ cwd, env: o.hostEnv }));
     }
     const policies = o.policies ?? (await PolicyStore.load(o.rulesFiles.map((f) => path.resolve(cwd, f))));
-    const orchestrator = new Orchestrator({ ...options, rulesFiles: [], policies, protectedPaths: [...new Set(protectedPaths)] });
+    const unique = [...new Set(protectedPaths)];
+    // The defaults come from environment variables (HOME, XDG_*, CODEX_HOME), which may be relative.
+    unique.forEach((p, i) => {
+      if (!path.isAbsolute(p)) throw new OrchestratorConfigError(`protectedPaths.${i}`, "protectedPaths entry must be an absolute path");
+    });
+    validatedByCreate = { ...o, rulesFiles: [], policies, protectedPaths: unique };
+    let orchestrator: Orchestrator;
+    try {
+      orchestrator = new Orchestrator(options);
+    } finally {
+      validatedByCreate = undefined;
+    }
     if (policyRequiresPlatformSandbox(orchestrator.sandboxPolicy)) {
       try {
         // Throws SandboxUnavailableError naming every backend's reason (or that none was registered).

@@ -78,6 +78,52 @@ describe("malformed calls", () => {
     expect(() => new Orchestrator({ networkTunnelSplicer: "/usr/lib/helper" })).not.toThrow();
     expect(() => new Orchestrator({ networkTunnelSplicer: () => undefined })).not.toThrow();
   });
+
+  it("names the field that was wrong where several fields share one schema", () => {
+    const fieldOf = (options: Record<string, unknown>) => {
+      try {
+        new Orchestrator(options as never);
+      } catch (e) {
+        return { field: (e as OrchestratorConfigError).field, message: (e as Error).message };
+      }
+      return undefined;
+    };
+    for (const key of ["approvalHandler", "processFactory", "spawnPipe", "networkGrantHint", "networkResolver"]) {
+      expect(fieldOf({ [key]: "not a function" })).toEqual({ field: key, message: `${key}: must be a function` });
+      expect(fieldOf({ [key]: () => undefined })).toBeUndefined();
+    }
+    for (const key of ["spillLimitBytes", "outputTokenLimit", "maxEmptyPollMs"]) {
+      expect(fieldOf({ [key]: 0 })?.field).toBe(key);
+      expect(fieldOf({ [key]: 1.5 })?.field).toBe(key);
+    }
+    for (const key of ["allowLoginShell", "sessionApprovals", "defaultProtectedPaths"]) expect(fieldOf({ [key]: "yes" })?.field).toBe(key);
+    expect(fieldOf({ userRulesFile: "" })?.field).toBe("userRulesFile");
+    expect(fieldOf({ shell: "" })?.field).toBe("shell");
+    expect(fieldOf({ spillDir: "" })?.field).toBe("spillDir");
+  });
+
+  it("create validates the options once and still refuses a relative default protected path", async () => {
+    const ws = await workspace();
+    // The defaults come from the environment: a relative HOME makes relative paths, which the sandbox
+    // could not hold read-only. `create` refuses them as the constructor's schema would.
+    const relativeHome = Orchestrator.create({ cwd: ws.dir, hostEnv: { HOME: "home-relative" }, sandboxPolicy: { mode: "danger-full-access" } });
+    await expect(relativeHome).rejects.toMatchObject({ field: expect.stringMatching(/^protectedPaths\.\d+$/), message: expect.stringContaining("must be an absolute path") });
+    // Control: the same call with an absolute HOME builds, and the defaults are there.
+    const home = path.join(ws.dir, "home");
+    const orch = await Orchestrator.create({ cwd: ws.dir, hostEnv: { HOME: home }, sandboxPolicy: { mode: "danger-full-access" } });
+    try {
+      expect(orch.pipeline).toBeDefined();
+      expect(defaultProtectedPaths({ cwd: ws.dir, env: { HOME: home } }).every((p) => path.isAbsolute(p))).toBe(true);
+      // What create validated reaches the session: its spill limit, its approval policy.
+      const custom = await Orchestrator.create({ cwd: ws.dir, approvalPolicy: "never", spillDir: false, sandboxPolicy: { mode: "danger-full-access" } });
+      expect(custom.approvalPolicy).toBe("never");
+      await custom.close();
+    } finally {
+      await orch.close();
+    }
+    // Bad options are still refused by create, naming the field.
+    await expect(Orchestrator.create({ cwd: ws.dir, spawnPipe: 1 as never })).rejects.toMatchObject({ field: "spawnPipe" });
+  });
 });
 
 describe("tool definitions", () => {

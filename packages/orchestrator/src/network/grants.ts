@@ -14,9 +14,10 @@ export interface HostGrant {
   origin: string;
 }
 
+const hostName = z.string().min(1, "a host must not be empty");
 const grantEntry = z.union([
-  z.string().min(1, "a host must not be empty"),
-  z.strictObject({ host: z.string().min(1, "a host must not be empty"), origin: z.string().min(1).optional() }),
+  hostName,
+  z.strictObject({ host: hostName, origin: z.string().min(1).optional() }),
 ]);
 
 /**

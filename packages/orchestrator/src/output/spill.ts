@@ -23,14 +23,16 @@ export const DEFAULT_SPILL_LIMIT_BYTES = 64 * 1024 * 1024;
  */
 export const DEFAULT_SPILL_MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
+const positiveInt = z.number().int().positive();
+
 /** Options of an `OutputSpill`, validated at construction. */
 export const OutputSpillOptionsSchema = z.strictObject({
   /** Where to write; default a fresh private `shellgate-output-*` directory under the OS temp dir. */
   dir: z.string().min(1).optional(),
   /** Bytes of one output saved at most; the file then ends with a marker line. */
-  limitBytes: z.number().int().positive().default(DEFAULT_SPILL_LIMIT_BYTES),
+  limitBytes: positiveInt.default(DEFAULT_SPILL_LIMIT_BYTES),
   /** Bytes accepted but not yet written, at most (see `DEFAULT_SPILL_MAX_QUEUED_BYTES`). */
-  maxQueuedBytes: z.number().int().positive().default(DEFAULT_SPILL_MAX_QUEUED_BYTES),
+  maxQueuedBytes: positiveInt.default(DEFAULT_SPILL_MAX_QUEUED_BYTES),
 });
 /** `OutputSpill` options as a caller writes them. */
 export type OutputSpillOptions = z.input<typeof OutputSpillOptionsSchema>;

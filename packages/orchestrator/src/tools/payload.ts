@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { errorMessage, InvalidToolArgumentsError } from "../errors.js";
 
+// Both places that take arguments take the same shapes; one instance serves both (zod schemas are immutable).
+const argumentsSchema = z.union([z.string(), z.record(z.string(), z.unknown())]).optional();
+
 /**
  * How a model delivered a tool call. `function`: JSON text arguments (OpenAI function tools);
  * `custom`: raw freeform input; `local_shell`: an already-decoded params object; `mcp`: an MCP
@@ -14,7 +17,7 @@ export const ToolPayloadSchema = z.discriminatedUnion("type", [
     type: z.literal("mcp"),
     server: z.string().optional(),
     tool: z.string().optional(),
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+    arguments: argumentsSchema,
   }),
 ]);
 export type ToolPayload = z.infer<typeof ToolPayloadSchema>;
@@ -28,7 +31,7 @@ export const ToolCallSchema = z
     callId: z.string().min(1).optional(),
     name: z.string().min(1),
     payload: ToolPayloadSchema.optional(),
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+    arguments: argumentsSchema,
   })
   .refine((c) => (c.payload === undefined) !== (c.arguments === undefined), {
     message: "exactly one of `payload` and `arguments` must be given",
