@@ -49,12 +49,22 @@ function report(name, ms, target, peer) {
   console.log(`${name.padEnd(34)} median ${ms.toFixed(0).padStart(5)} ms vs target ${target} ms: ${verdict}${vsPeer}`);
 }
 
+// What Node itself charges for reading a child's output: `exec` captures stdout and stderr through
+// two pipes (the denial explanation reads them), `sandbox` hands the child its own descriptors. The
+// first pipe of a process makes Node set up its socket and stream code; that is a floor under
+// `exec - sandbox` that no change to shellgate removes.
+const SPAWN_PIPED =
+  'const c = require("node:child_process").spawn("/bin/true", [], { stdio: ["ignore", "pipe", "pipe"] }); c.stdout.on("data", () => {}); c.stderr.on("data", () => {});';
+const SPAWN_INHERITED = 'require("node:child_process").spawn("/bin/true", [], { stdio: "inherit" });';
+
 try {
   const bareWall = [];
   const bareCpu = [];
+  const pipeCost = [];
   for (let i = 0; i < RUNS; i++) {
     bareWall.push(time(process.execPath, ["-e", "0"]));
     bareCpu.push(lastCpu);
+    pipeCost.push(time(process.execPath, ["-e", SPAWN_PIPED]) - time(process.execPath, ["-e", SPAWN_INHERITED]));
   }
   const bare = median(bareWall);
   const version = median(Array.from({ length: RUNS }, () => time(process.execPath, [BIN, "--version"])));
@@ -109,6 +119,7 @@ try {
   const paired = samples.exec.map((e, i) => e - samples.sandbox[i]).sort((a, b) => a - b);
   const quartile = (q) => paired[Math.floor((paired.length - 1) * q)];
   console.log(`  exec - sandbox, round by round: median ${median(paired).toFixed(0)} ms, quartiles ${quartile(0.25).toFixed(0)}–${quartile(0.75).toFixed(0)} ms`);
+  console.log(`  of which Node's two output pipes (node spawning /bin/true with pipes - without, round by round): median ${median(pipeCost).toFixed(0)} ms`);
   console.log(`  CPU time, medians: sandbox ${median(cpu.sandbox).toFixed(0)} ms, exec ${median(cpu.exec).toFixed(0)} ms, exec - sandbox ${(median(cpu.exec) - median(cpu.sandbox)).toFixed(0)} ms`);
 
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env, cwd: work, stderr: "ignore" });
