@@ -338,18 +338,12 @@ export class Orchestrator {
       if (o.hostEnv) protectedPaths.push(...defaultProtectedPaths({ cwd, env: o.hostEnv }));
     }
     const policies = o.policies ?? (await PolicyStore.load(o.rulesFiles.map((f) => path.resolve(cwd, f))));
-    const unique = [...new Set(protectedPaths)];
-    // The defaults come from environment variables (HOME, XDG_*, CODEX_HOME), which may be relative.
-    unique.forEach((p, i) => {
-      if (!path.isAbsolute(p)) throw new OrchestratorConfigError(`protectedPaths.${i}`, "protectedPaths entry must be an absolute path");
-    });
+    // The defaults come from environment variables (HOME, XDG_*, CODEX_HOME), which may be relative:
+    // the list is checked by the options schema's own `protectedPaths` field.
+    const unique = parseOptions({ protectedPaths: [...new Set(protectedPaths)] }).protectedPaths;
+    // Taken (and cleared) by the constructor's first statement, before anything there can throw.
     validatedByCreate = { ...o, rulesFiles: [], policies, protectedPaths: unique };
-    let orchestrator: Orchestrator;
-    try {
-      orchestrator = new Orchestrator(options);
-    } finally {
-      validatedByCreate = undefined;
-    }
+    const orchestrator = new Orchestrator(options);
     if (policyRequiresPlatformSandbox(orchestrator.sandboxPolicy)) {
       try {
         // Throws SandboxUnavailableError naming every backend's reason (or that none was registered).
