@@ -34,14 +34,19 @@ const seconds = (t) => {
 };
 function time(cmd, args, extraEnv = env, cwd = work) {
   const t = performance.now();
-  const r = spawnSync("/bin/bash", ["-c", '"$@" >/dev/null 2>&1 </dev/null || exit $?; times', "bash", cmd, ...args], { env: extraEnv, cwd, encoding: "utf8" });
+  // Field 11 of bash's /proc stat line is cminflt: the minor page faults of the children it waited for.
+  const script = '"$@" >/dev/null 2>&1 </dev/null || exit $?; times; read -r -a s </proc/$$/stat; echo "${s[10]}"';
+  const r = spawnSync("/bin/bash", ["-c", script, "bash", cmd, ...args], { env: extraEnv, cwd, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}`);
   const wall = performance.now() - t;
-  const [user, sys] = (r.stdout.trim().split("\n")[1] ?? "").split(/\s+/).map(seconds);
+  const lines = r.stdout.trim().split("\n");
+  const [user, sys] = (lines[1] ?? "").split(/\s+/).map(seconds);
   lastCpu = ((user ?? NaN) + (sys ?? NaN)) * 1000;
+  lastFaults = Number(lines[2]);
   return wall;
 }
 let lastCpu = NaN;
+let lastFaults = NaN;
 function report(name, ms, target, peer) {
   const verdict = ms <= target ? "OK" : "over target";
   target = Number.isFinite(target) ? Math.round(target) : "-";
@@ -56,6 +61,14 @@ function report(name, ms, target, peer) {
 const SPAWN_PIPED =
   'const c = require("node:child_process").spawn("/bin/true", [], { stdio: ["ignore", "pipe", "pipe"] }); c.stdout.on("data", () => {}); c.stderr.on("data", () => {});';
 const SPAWN_INHERITED = 'require("node:child_process").spawn("/bin/true", [], { stdio: "inherit" });';
+// What one fresh page of memory costs here: a start-up that touches more memory pays it per 4 KiB
+// page (well under a microsecond on bare metal, 10 µs and more on some VMs).
+const TOUCH_PAGES =
+  'const f = process.resourceUsage().minorPageFault, t = process.hrtime.bigint(), b = Buffer.allocUnsafeSlow(32 << 20); for (let i = 0; i < b.length; i += 4096) b[i] = 1; process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e3 / (process.resourceUsage().minorPageFault - f)));';
+function faultCost() {
+  const r = spawnSync(process.execPath, ["-e", TOUCH_PAGES], { encoding: "utf8" });
+  return Number(r.stdout);
+}
 
 try {
   const bareWall = [];
@@ -72,13 +85,17 @@ try {
   const codexHome = existsSync(CODEX) ? mkdtempSync("/var/tmp/sg-bench-codex-") : undefined;
   const samples = { sandbox: [], exec: [], codex: [], readOnly: [] };
   const cpu = { sandbox: [], exec: [] };
+  const faults = { sandbox: [], exec: [] };
+  const faultMicros = [];
   try {
     // One warm-up round (the sandbox's capability probe is cached on disk after the first run).
     for (let i = -1; i < RUNS * 2; i++) {
       const s = time(process.execPath, [BIN, "sandbox", "--", "/bin/true"]);
       const sCpu = lastCpu;
+      const sFaults = lastFaults;
       const e = time(process.execPath, [BIN, "exec", "--", "/bin/true"]);
       const eCpu = lastCpu;
+      const eFaults = lastFaults;
       const r = time(process.execPath, [BIN, "sandbox", "--mode", "read-only", "--", "/bin/true"]);
       let c;
       if (codexHome && samples.codex !== undefined) {
@@ -95,6 +112,9 @@ try {
       samples.readOnly.push(r);
       cpu.sandbox.push(sCpu);
       cpu.exec.push(eCpu);
+      faults.sandbox.push(sFaults);
+      faults.exec.push(eFaults);
+      if (i % 4 === 0) faultMicros.push(faultCost());
       if (c !== undefined) samples.codex?.push(c);
     }
   } finally {
@@ -121,6 +141,12 @@ try {
   console.log(`  exec - sandbox, round by round: median ${median(paired).toFixed(0)} ms, quartiles ${quartile(0.25).toFixed(0)}–${quartile(0.75).toFixed(0)} ms`);
   console.log(`  of which Node's two output pipes (node spawning /bin/true with pipes - without, round by round): median ${median(pipeCost).toFixed(0)} ms`);
   console.log(`  CPU time, medians: sandbox ${median(cpu.sandbox).toFixed(0)} ms, exec ${median(cpu.exec).toFixed(0)} ms, exec - sandbox ${(median(cpu.exec) - median(cpu.sandbox)).toFixed(0)} ms`);
+  // The difference in fresh pages is mostly heap: the code, schemas and objects exec has on top.
+  const extraFaults = median(faults.exec) - median(faults.sandbox);
+  const perFault = median(faultMicros);
+  console.log(
+    `  page faults, medians: sandbox ${median(faults.sandbox)}, exec ${median(faults.exec)} (+${extraFaults}); a fresh page costs ${perFault.toFixed(1)} µs here, so about ${((extraFaults * perFault) / 1000).toFixed(1)} ms of exec - sandbox is touching memory`,
+  );
 
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env, cwd: work, stderr: "ignore" });
   const client = new Client({ name: "bench", version: "1" });
