@@ -67,7 +67,9 @@ const TOUCH_PAGES =
   'const f = process.resourceUsage().minorPageFault, t = process.hrtime.bigint(), b = Buffer.allocUnsafeSlow(32 << 20); for (let i = 0; i < b.length; i += 4096) b[i] = 1; process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e3 / (process.resourceUsage().minorPageFault - f)));';
 function faultCost() {
   const r = spawnSync(process.execPath, ["-e", TOUCH_PAGES], { encoding: "utf8" });
-  return Number(r.stdout);
+  const micros = Number(r.stdout);
+  // No faults counted (huge pages, another kernel): no figure rather than a division by zero.
+  return r.status === 0 && Number.isFinite(micros) && micros > 0 ? micros : NaN;
 }
 
 try {
@@ -142,11 +144,16 @@ try {
   console.log(`  of which Node's two output pipes (node spawning /bin/true with pipes - without, round by round): median ${median(pipeCost).toFixed(0)} ms`);
   console.log(`  CPU time, medians: sandbox ${median(cpu.sandbox).toFixed(0)} ms, exec ${median(cpu.exec).toFixed(0)} ms, exec - sandbox ${(median(cpu.exec) - median(cpu.sandbox)).toFixed(0)} ms`);
   // The difference in fresh pages is mostly heap: the code, schemas and objects exec has on top.
+  // Both counts come from /proc (Linux); elsewhere the line is left out.
   const extraFaults = median(faults.exec) - median(faults.sandbox);
-  const perFault = median(faultMicros);
-  console.log(
-    `  page faults, medians: sandbox ${median(faults.sandbox)}, exec ${median(faults.exec)} (+${extraFaults}); a fresh page costs ${perFault.toFixed(1)} µs here, so about ${((extraFaults * perFault) / 1000).toFixed(1)} ms of exec - sandbox is touching memory`,
-  );
+  const perFault = median(faultMicros.filter(Number.isFinite));
+  if (Number.isFinite(extraFaults)) {
+    const cost = Number.isFinite(perFault)
+      ? `; a fresh page costs ${perFault.toFixed(1)} µs here, so about ${((extraFaults * perFault) / 1000).toFixed(1)} ms of exec - sandbox is touching memory`
+      : "";
+    const signed = `${extraFaults >= 0 ? "+" : ""}${extraFaults}`;
+    console.log(`  page faults, medians: sandbox ${median(faults.sandbox)}, exec ${median(faults.exec)} (${signed})${cost}`);
+  }
 
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env, cwd: work, stderr: "ignore" });
   const client = new Client({ name: "bench", version: "1" });
