@@ -1,10 +1,10 @@
-import { isatty } from "node:tty";
 import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter, type NetworkRefusal } from "@shellgate/orchestrator";
 import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
 import { denialForAudience, type SandboxDenial } from "@shellgate/sandbox";
 import { canPrompt, createTerminalPrompt } from "../../approval/terminal.js";
 import type { EffectiveConfig } from "../../config/index.js";
 import { createCliOrchestrator } from "../../orchestrator-factory.js";
+import { isTerminal } from "../../terminal-fd.js";
 import { EXEC_EXIT, exitCodeForError, exitCodeForSignal } from "./exit-codes.js";
 import { JsonOutputCapture, writeAllSync } from "./output-capture.js";
 
@@ -47,7 +47,7 @@ export async function runExec(
 ): Promise<number> {
   // Asked of the descriptor first: reading `process.stdin` makes its stream (for a file, a
   // ReadStream and node:fs/promises with it), which a run that cannot prompt never needs.
-  const interactive = isatty(0) && canPrompt(process.stdin, process.stderr);
+  const interactive = isTerminal(0) && canPrompt(process.stdin, process.stderr);
   const approvalHandler = interactive
     ? createTerminalPrompt({ input: process.stdin, output: process.stderr, userRulesFile: config.userRulesFile })
     : undefined;
@@ -73,8 +73,8 @@ export async function runExec(
   // OSC 52 (clipboard), OSC 8, titles, device queries… act on a person's terminal: removed there,
   // while a pipe or file gets the bytes exactly.
   const filters = {
-    stdout: !capture && isatty(1) ? new TerminalOutputFilter() : undefined,
-    stderr: !capture && isatty(2) ? new TerminalOutputFilter() : undefined,
+    stdout: !capture && isTerminal(1) ? new TerminalOutputFilter() : undefined,
+    stderr: !capture && isTerminal(2) ? new TerminalOutputFilter() : undefined,
   };
   const emit = (stream: "stdout" | "stderr", data: Uint8Array) => {
     if (data.byteLength === 0 || readerGone) return;
