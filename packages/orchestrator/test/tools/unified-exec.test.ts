@@ -135,12 +135,15 @@ describe("pruning at capacity", () => {
   it("prunes the least recently used session when a 65th starts, and warns from 60 on", async () => {
     const ws = await workspace();
     const fakes: FakeProcess[] = [];
+    const fakeByCommand = new Map<string, FakeProcess>();
     const real: SessionSpawnSpec[] = [];
     let nextId = 1000;
     const processFactory: SessionProcessFactory = (spec) => {
-      if (spec.argv.at(-1)?.startsWith("fake")) {
+      const command = spec.argv.at(-1);
+      if (command?.startsWith("fake")) {
         const fake = new FakeProcess({ tty: spec.tty });
         fakes.push(fake);
+        fakeByCommand.set(command, fake);
         return fake;
       }
       real.push(spec);
@@ -171,15 +174,21 @@ describe("pruning at capacity", () => {
     expect(fakes.filter((f) => f.terminated)).toHaveLength(1);
     expect((await call(orch, "write_stdin", { session_id: secondOldest })).error?.code).toBe("ORCH_UNKNOWN_SESSION");
 
-    // An exited session outside the 8 most recent is pruned before any live one.
-    const exitedIndex = fakes.findIndex((f, i) => i > 20 && !f.terminated);
-    fakes[exitedIndex]?.exit(0);
-    await new Promise((r) => setTimeout(r, 10));
+    // An exited session outside the 8 most recent is pruned before any live one. It is chosen by the
+    // store's own recency, not by spawn order: 64 concurrent calls are stored in the order their
+    // pipelines finish, which a loaded machine shuffles.
+    const fakeOf = (id: number) => fakeByCommand.get(`fake ${first.findIndex((r) => r.sessionId === id)}`);
+    const exitedId = orch.sessions.store.ids().reverse()[20] as number; // the 21st least recently used of 64
+    const exited = fakeOf(exitedId) as FakeProcess;
+    expect(exited.terminated).toBe(false);
+    exited.exit(0);
+    await exited.exited;
     const another = await call(orch, "exec_command", { cmd: "sleep 30", login: false, yield_time_ms: 250 });
     expect(another.sessionId).toBeDefined();
     // Only the exited one was taken (terminate() is still called on it to reap its tree).
     expect(fakes.filter((f) => f.terminated)).toHaveLength(2);
-    expect(fakes[exitedIndex]?.terminated).toBe(true);
+    expect(exited.terminated).toBe(true);
+    expect(orch.sessions.store.has(exitedId)).toBe(false);
     expect(orch.sessions.store.size).toBe(64);
     expect(orch.sessions.store.has(realSession.sessionId as number)).toBe(true);
   });
