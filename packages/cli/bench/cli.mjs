@@ -141,10 +141,6 @@ try {
   const paired = samples.exec.map((e, i) => e - samples.sandbox[i]).sort((a, b) => a - b);
   const quartile = (q) => paired[Math.floor((paired.length - 1) * q)];
   console.log(`  exec - sandbox, round by round: median ${median(paired).toFixed(0)} ms, quartiles ${quartile(0.25).toFixed(0)}–${quartile(0.75).toFixed(0)} ms`);
-  // The same comparison as a ratio, which does not grow with the machine's slowness the way a
-  // difference in milliseconds does (figures for whoever settles the target's form; no target here).
-  const ratios = samples.exec.map((e, i) => e / samples.sandbox[i]);
-  console.log(`  exec / sandbox: ${(exec / sandbox).toFixed(2)}× (round by round: median ${median(ratios).toFixed(2)}×)`);
   console.log(`  of which Node's two output pipes (node spawning /bin/true with pipes - without, round by round): median ${median(pipeCost).toFixed(0)} ms`);
   console.log(`  CPU time, medians: sandbox ${median(cpu.sandbox).toFixed(0)} ms, exec ${median(cpu.exec).toFixed(0)} ms, exec - sandbox ${(median(cpu.exec) - median(cpu.sandbox)).toFixed(0)} ms`);
   // The difference in fresh pages is mostly heap: the code, schemas and objects exec has on top.
@@ -158,6 +154,10 @@ try {
     const signed = `${extraFaults >= 0 ? "+" : ""}${extraFaults}`;
     console.log(`  page faults, medians: sandbox ${median(faults.sandbox)}, exec ${median(faults.exec)} (${signed})${cost}`);
   }
+  // The same comparison as a ratio, which does not grow with the machine's slowness the way a
+  // difference in milliseconds does (figures for whoever settles the target's form; no target here).
+  const ratios = samples.exec.map((e, i) => e / samples.sandbox[i]);
+  console.log(`  exec / sandbox: ${(exec / sandbox).toFixed(2)}× (round by round: median ${median(ratios).toFixed(2)}×)`);
 
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env, cwd: work, stderr: "ignore" });
   const client = new Client({ name: "bench", version: "1" });
