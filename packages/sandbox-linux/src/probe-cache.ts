@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { linuxProbeCacheFile } from "@shellgate/user-paths";
 import type { LinuxCapabilityReport } from "./capabilities.js";
 
 /**
@@ -61,10 +62,9 @@ export function probeCacheKey(bwrapPath: string | undefined, helperPath: string 
   };
 }
 
-/** `$XDG_CACHE_HOME/shellgate/linux-sandbox-probe.json` (or `~/.cache/...`). */
+/** `$XDG_CACHE_HOME/shellgate/linux-sandbox-probe.json` (or `~/.cache/...`: @shellgate/user-paths' `linuxProbeCacheFile`). */
 export function defaultProbeCacheFile(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const base = env["XDG_CACHE_HOME"] && path.isAbsolute(env["XDG_CACHE_HOME"]) ? env["XDG_CACHE_HOME"] : path.join(os.homedir(), ".cache");
-  return path.join(base, "shellgate", "linux-sandbox-probe.json");
+  return linuxProbeCacheFile(env);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
+import { homeDir } from "@shellgate/user-paths";
 import { BroadWorkspaceError, ConfigError, UntrustedProjectConfigError, UsageError, type BroadRoot } from "../errors.js";
 import { findBroadRoots, homeDirectories } from "./broad-workspace.js";
 import { locateKeyPath } from "./locate.js";
@@ -258,7 +258,7 @@ export async function loadConfig(
   const cwd = path.resolve(overrides.cwd ?? process.cwd());
   if (!existsSync(cwd)) throw new UsageError(`--cwd: directory does not exist: ${cwd}`);
   const userDir = userConfigDir(env);
-  const home = env["HOME"] || env["USERPROFILE"] || os.homedir();
+  const home = homeDir(env);
   const userFile = path.join(userDir, CONFIG_FILE_NAME);
   const userConfig = await readConfigFile(userFile);
   const userLayers: Layer[] = userConfig ? [{ file: userFile, base: userDir, home, config: userConfig }] : [];

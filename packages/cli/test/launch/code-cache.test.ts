@@ -5,7 +5,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { codeCacheDir, codeCacheFile, readCodeCache, shellgateCacheDir, variantOf, writeCodeCache } from "../../src/launch/code-cache.js";
+import { shellgateCacheDir } from "@shellgate/user-paths";
+import { codeCacheDir, codeCacheFile, readCodeCache, variantOf, writeCodeCache } from "../../src/launch/code-cache.js";
 import { makeScratch, realSandboxSkip, runBin } from "../helpers.js";
 
 const scratch = makeScratch();

@@ -12,7 +12,8 @@
  */
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
+import { policyCacheDir } from "@shellgate/user-paths";
 import type { PolicyContents } from "./policy.js";
 import type { PolicySource } from "./load-types.js";
 import type { Decision, NetworkProtocol, NetworkRule, PrefixRule, RuleSandbox } from "./types.js";
@@ -137,12 +138,8 @@ export async function writeCache(dir: string, inputs: string, contents: PolicyCo
 /**
  * The per-user compiled-policy cache of shellgate's tools: `$SHELLGATE_POLICY_CACHE_DIR`, else
  * `$XDG_CACHE_HOME/shellgate/execpolicy` (an absolute `XDG_CACHE_HOME` only, as XDG asks), else
- * `~/.cache/shellgate/execpolicy`. `env` defaults to `process.env`.
+ * `~/.cache/shellgate/execpolicy` (@shellgate/user-paths' `policyCacheDir`). `env` defaults to `process.env`.
  */
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const explicit = env["SHELLGATE_POLICY_CACHE_DIR"];
-  if (explicit) return resolve(explicit);
-  const xdg = env["XDG_CACHE_HOME"];
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env["HOME"] || homedir(), ".cache");
-  return join(base, "shellgate", "execpolicy");
+  return policyCacheDir(env);
 }
