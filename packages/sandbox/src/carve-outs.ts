@@ -1,6 +1,6 @@
-import fs from "node:fs";
 import path from "node:path";
-import { lstatOrUndefined, traceSymlinks } from "./paths.js";
+import { SandboxNotRegularFileError } from "./errors.js";
+import { lstatOrUndefined, readRegularFileSync, traceSymlinks } from "./paths.js";
 
 /**
  * Names held read-only inside every writable root, whether they exist or not: git metadata (hooks
@@ -15,8 +15,11 @@ export const PROTECTED_METADATA_NAMES: readonly string[] = Object.freeze([".git"
 function gitdirText(gitFile: string): string | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(gitFile, "utf8");
-  } catch {
+    // Not following a link: the caller found a file here, and what is read must be that file.
+    text = readRegularFileSync(gitFile, { followLinks: false });
+  } catch (error) {
+    // Anything but a regular file is refused, never read: a FIFO swapped in would block the host.
+    if (error instanceof SandboxNotRegularFileError) throw error;
     // An unreadable pointer protects only itself; its target cannot be known.
     return undefined;
   }
@@ -25,7 +28,10 @@ function gitdirText(gitFile: string): string | undefined {
   return target || undefined;
 }
 
-/** The `gitdir:` target of a `.git` file, resolved against the file's directory; undefined when there is none. */
+/**
+ * The `gitdir:` target of a `.git` file, resolved against the file's directory; undefined when there is none.
+ * @throws SandboxNotRegularFileError when `.git` is a FIFO, socket, device or symbolic link (nothing is read from it).
+ */
 export async function readGitdirPointer(gitFile: string): Promise<string | undefined> {
   const target = gitdirText(gitFile);
   return target === undefined ? undefined : path.resolve(path.dirname(gitFile), target);
@@ -55,9 +61,11 @@ export function metadataCarveOuts(root: string): string[] {
   const realGitdir = traceSymlinks(gitdir).real;
   let common = "";
   try {
-    common = fs.readFileSync(path.join(realGitdir, "commondir"), "utf8").trim();
-  } catch {
-    // no shared repository named: an ordinary linked gitdir
+    common = readRegularFileSync(path.join(realGitdir, "commondir")).trim();
+  } catch (error) {
+    // no shared repository named: an ordinary linked gitdir. Anything but a regular file there is
+    // refused: git itself would block on a FIFO, and what it names could not be known.
+    if (error instanceof SandboxNotRegularFileError) throw error;
   }
   if (common) found.push(joinAsWritten(realGitdir, common));
   return found;
