@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SandboxBackend, SandboxPolicyInput } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, locateHelper } from "../src/index.js";
-import { bwrapMissing, landlockMissing, makeDirs, run, runSandboxed, sh } from "./support.js";
+import { baseEnv, bwrapMissing, landlockMissing, makeDirs, run, runSandboxed, sh } from "./support.js";
 
 const GIT = ["/usr/bin/git", "/bin/git"].find((g) => fs.existsSync(g));
 const PYTHON = ["/usr/bin/python3", "/bin/python3"].find((p) => fs.existsSync(p));
@@ -50,16 +50,20 @@ for (const layer of layers) {
     const ws = fs.mkdtempSync(path.join(dirs.outside, `ws-${layer.name.replace(/\W/g, "")}-`));
     fs.chmodSync(ws, 0o777);
     const tag = path.basename(ws);
-    // The bubblewrap layer gets a private /tmp; the Landlock layer has none and writes the host's.
-    const policy: SandboxPolicyInput = layer.name === "bwrap+seccomp"
+    // The bubblewrap layer gets a private /tmp. The Landlock layer has none: its temporary directory
+    // is $TMPDIR, a writable root of its own outside /tmp (a checkout staged under /tmp, as the
+    // unprivileged runs do, would put the helper inside a writable /tmp, which that layer refuses).
+    const bwrap = layer.name === "bwrap+seccomp";
+    const tmpdir = bwrap ? "/tmp" : fs.mkdtempSync(path.join(dirs.outside, `tmpdir-${tag}-`));
+    if (!bwrap) fs.chmodSync(tmpdir, 0o777);
+    const policy: SandboxPolicyInput = bwrap
       ? { mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true }
-      : { mode: "workspace-write", excludeTmpdirEnvVar: true };
-    afterAll(() => {
-      for (const name of [`${tag}.fifo`, `${tag}.sock`]) fs.rmSync(path.join("/tmp", name), { force: true });
-    });
+      : { mode: "workspace-write", excludeSlashTmp: true };
+    const env = { ...baseEnv(), TMPDIR: tmpdir };
+    const inSandbox = (argv: string[], p: SandboxPolicyInput = policy) => runSandboxed(backend, argv, p, ws, env);
 
-    it("mkfifo .gitignore in the workspace fails (the control made one above); mkfifo in /tmp works", async () => {
-      const r = await runSandboxed(backend, sh(`mkfifo .gitignore; echo "ws=$?"; mkfifo /tmp/${tag}.fifo && test -p /tmp/${tag}.fifo; echo "tmp=$?"`), policy, ws);
+    it("mkfifo .gitignore in the workspace fails (the control made one above); mkfifo in the temporary directory works", async () => {
+      const r = await inSandbox(sh(`mkfifo .gitignore; echo "ws=$?"; mkfifo ${tmpdir}/${tag}.fifo && test -p ${tmpdir}/${tag}.fifo; echo "tmp=$?"`));
       expect(r.stdout).toContain("ws=1");
       expect(r.stdout).toContain("tmp=0");
       expect(r.stderr).toMatch(/Permission denied/);
@@ -71,25 +75,25 @@ for (const layer of layers) {
       fs.mkdirSync(path.join(ws, "in"), { recursive: true });
       // The control: outside the sandbox the same mknod succeeds.
       expect((await run(["/usr/bin/mknod", path.join(ws, "in", "planted"), "p"])).code).toBe(0);
-      const r = await runSandboxed(backend, sh("mknod sub/.gitignore p; echo \"mknod=$?\"; mv in/planted sub/.gitignore; echo \"mv=$?\""), policy, ws);
+      const r = await inSandbox(sh("mknod sub/.gitignore p; echo \"mknod=$?\"; mv in/planted sub/.gitignore; echo \"mv=$?\""));
       expect(r.stdout).toContain("mknod=1");
       expect(r.stdout).toContain("mv=1");
       expect(fs.existsSync(path.join(ws, "sub", ".gitignore"))).toBe(false);
     });
 
     it("renames across directories keep working (the domain grants REFER)", async () => {
-      const r = await runSandboxed(backend, sh("mkdir -p ra rb && echo x > ra/f && mv ra/f rb/f && mkdir ra/d && mv ra/d rb/d && cat rb/f"), policy, ws);
+      const r = await inSandbox(sh("mkdir -p ra rb && echo x > ra/f && mv ra/f rb/f && mkdir ra/d && mv ra/d rb/d && cat rb/f"));
       expect(r.code).toBe(0);
       expect(r.stdout.trim()).toBe("x");
     });
 
-    it.skipIf(PYTHON === undefined)(`bind(2) of a unix socket in the workspace fails, in /tmp it works${PYTHON ? "" : " (skipped: python3 is not installed)"}`, async () => {
+    it.skipIf(PYTHON === undefined)(`bind(2) of a unix socket in the workspace fails, in the temporary directory it works${PYTHON ? "" : " (skipped: python3 is not installed)"}`, async () => {
       const control = await run([PYTHON as string, "-c", BIND, path.join(ws, "control.sock")]);
       expect(control.stdout.trim()).toBe("bound");
       fs.rmSync(path.join(ws, "control.sock"));
       // Sockets need the network granted: with it off, seccomp refuses socket(2) itself.
       const granted: SandboxPolicyInput = { ...policy, networkAccess: true };
-      const r = await runSandboxed(backend, [PYTHON as string, "-c", `${BIND}\n${BIND.replace("sys.argv[1]", `'/tmp/${tag}.sock'`)}`, path.join(ws, "app.sock")], granted, ws);
+      const r = await inSandbox([PYTHON as string, "-c", `${BIND}\n${BIND.replace("sys.argv[1]", `'${tmpdir}/${tag}.sock'`)}`, path.join(ws, "app.sock")], granted);
       expect(r.stdout.trim().split("\n")).toEqual(["EACCES", "bound"]);
       expect(fs.existsSync(path.join(ws, "app.sock"))).toBe(false);
     });
