@@ -69,7 +69,8 @@ export function readCodeCache(file: string, into?: Buffer): Buffer | undefined {
   let fd: number | undefined;
   try {
     if (!trustedDir(path.dirname(file))) return undefined;
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    // Non-blocking: a FIFO in the file's place is refused by the fstat below, not waited on.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
     const stat = fs.fstatSync(fd);
     if (!stat.isFile() || !ownOnly(stat)) return undefined;
     if (into === undefined || stat.size > into.length) return fs.readFileSync(fd);

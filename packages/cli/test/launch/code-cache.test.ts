@@ -134,6 +134,11 @@ describe("code cache files", () => {
     fs.chmodSync(dir, 0o777);
     expect(readCodeCache(file, into)).toBeUndefined();
     fs.chmodSync(dir, 0o700);
+    // A FIFO in a cache file's place is no cache (the control: a plain read of it is still blocked after a second).
+    const fifo = path.join(dir, "fifo.bin");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    expect(spawnSync(process.execPath, ["-e", `require("node:fs").readFileSync(${JSON.stringify(fifo)})`], { timeout: 1000 }).signal).toBe("SIGTERM");
+    expect(readCodeCache(fifo)).toBeUndefined();
   });
 });
 
