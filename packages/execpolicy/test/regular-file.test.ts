@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AmendError, appendAllowPrefixRule, NotRegularFileError, PolicyReadError, readPolicySources } from "../src/index.js";
+import { cacheInputs, cacheKey, readCache } from "../src/policy/cache.js";
 import { readRegularFileSync } from "../src/policy/regular-file.js";
 
 const posix = process.platform !== "win32";
@@ -62,6 +63,15 @@ describe.skipIf(!posix)(`readRegularFileSync${posix ? "" : " (skipped: no FIFOs 
     expect(error).toBeInstanceOf(PolicyReadError);
     expect((error as PolicyReadError).message).toBe(`failed to read policy at ${fifo}: it is a FIFO, not a regular file; refusing to read it`);
     expect((error as PolicyReadError).cause).toBeInstanceOf(NotRegularFileError);
+  });
+
+  it("a FIFO in a policy cache entry's place is a miss, not a wait", async () => {
+    const cacheDir = path.join(dir, "cache");
+    fs.mkdirSync(cacheDir);
+    const inputs = cacheInputs([{ path: "/x.rules", source: "" }]);
+    const entry = path.join(cacheDir, `${cacheKey(inputs)}.json`);
+    mkfifo(entry);
+    expect(await readCache(cacheDir, inputs)).toBeUndefined();
   });
 
   it("amending a FIFO rules file is refused, and a FIFO lock file fails the lock instead of hanging", async () => {
