@@ -73,6 +73,23 @@ export async function sandboxWritable(
   return writableUnder(roots);
 }
 
+/** lstat results of one check (a call looks up the same directories many times: PATH, git's walk). */
+type LstatCache = Map<string, fs.Stats | null>;
+let lstatCache: LstatCache | undefined;
+
+function lstatCached(p: string): fs.Stats | null {
+  const cached = lstatCache?.get(p);
+  if (cached !== undefined) return cached;
+  let stat: fs.Stats | null;
+  try {
+    stat = fs.lstatSync(p);
+  } catch {
+    stat = null;
+  }
+  lstatCache?.set(p, stat);
+  return stat;
+}
+
 /** `p` physically: every symlink on the way followed (the links are returned), missing tails kept as written. */
 function trace(p: string): { real: string; links: string[] } {
   const links: string[] = [];
@@ -87,12 +104,8 @@ function trace(p: string): { real: string; links: string[] } {
       continue;
     }
     const next = path.join(current, part);
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(next);
-    } catch {
-      return { real: path.join(next, ...pending), links };
-    }
+    const stat = lstatCached(next);
+    if (stat === null) return { real: path.join(next, ...pending), links };
     if (stat.isSymbolicLink() && hops++ < 40) {
       links.push(next);
       let target: string;
@@ -123,8 +136,10 @@ export function programControlled(writable: (p: string) => boolean): (p: string)
 }
 
 function isExecutableFile(p: string): boolean {
+  const own = lstatCached(p);
+  if (own === null) return false;
   try {
-    if (!fs.statSync(p).isFile()) return false;
+    if (!(own.isFile() || fs.statSync(p).isFile())) return false;
     fs.accessSync(p, fs.constants.X_OK);
     return true;
   } catch {
@@ -161,7 +176,12 @@ export function findSandboxWrittenCode(input: SandboxWrittenInput): SandboxWritt
     commands.push({ command: segment, cwd, builtins: input.script });
     if (input.script && (segment[0] === "cd" || segment[0] === "pushd")) cwd = changedDirectory(cwd, segment, input.env);
   }
-  for (const { command, cwd: at, builtins } of commands) checkCommand(command, at, builtins, input, add, 0);
+  lstatCache = new Map();
+  try {
+    for (const { command, cwd: at, builtins } of commands) checkCommand(command, at, builtins, input, add, 0);
+  } finally {
+    lstatCache = undefined;
+  }
   return found;
 }
 
