@@ -7,8 +7,11 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { realSandboxSkip, runBin, type RunResult } from "./helpers.js";
+import { BIN, realSandboxSkip, runBin, type RunResult } from "./helpers.js";
 
 const skip = await realSandboxSkip();
 const hasGit = spawnSync("git", ["--version"]).status === 0;
@@ -112,6 +115,29 @@ describe.skipIf(skip !== undefined)(`an allow rule does not run sandbox-written 
       expect(r.stdout).not.toMatch(/Seccomp/);
       expect(r.stderr).toContain(path.join(l.project, "git"));
       expect(fs.existsSync(l.marker)).toBe(false);
+    });
+
+    it("through MCP: the tool result says so in structuredContent.sandboxKept, and the run was sandboxed", async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, "mcp", "--sandbox", "workspace-write", "--approval-policy", "on-request"],
+        env: l.env,
+        cwd: l.project,
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "shellgate-trust-allow-rule", version: "1.0.0" }, { capabilities: {} });
+      await client.connect(transport);
+      try {
+        const result = (await client.callTool({ name: "shell_command", arguments: { command: "./git commit -m x" } })) as CallToolResult;
+        const structured = result.structuredContent as { sandboxKept?: { found: Array<{ kind: string; path: string }> } } | undefined;
+        expect(structured?.sandboxKept?.found).toEqual(expect.arrayContaining([expect.objectContaining({ kind: "program", path: path.join(l.project, "git") })]));
+        const content = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+        expect(content).toMatch(/Seccomp:\s+2/);
+        expect(content).toContain(path.join(l.project, "git"));
+        expect(fs.existsSync(l.marker)).toBe(false);
+      } finally {
+        await client.close();
+      }
     });
 
     it("CONTROL: `shellgate check` shows the rule matching `./git commit` (the rule alone would lift the sandbox)", async () => {
