@@ -102,7 +102,6 @@ describe.skipIf(skip !== undefined)(`an allow rule does not run sandbox-written 
         trace?: { sandboxOverride: string; sandboxKept?: string[]; initialSandbox: string };
       };
       expect(out.stdout).toMatch(/Seccomp:\s+2/);
-      // The project is no repository either, so git would also search it for one: both are reported.
       expect(out.sandboxKept?.found).toEqual(expect.arrayContaining([expect.objectContaining({ kind: "program", path: path.join(l.project, "git") })]));
       expect(out.trace).toMatchObject({ sandboxOverride: "none", sandboxKept: expect.arrayContaining(["program"]) });
       expect(out.trace?.initialSandbox).not.toBe("none");

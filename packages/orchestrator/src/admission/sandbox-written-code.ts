@@ -13,12 +13,10 @@ import { renderCommand, type ExecApprovalRequirement } from "./requirement.js";
  *   so a sandboxed command can put a program of that name there at any time;
  * - `git_dir`: the repository git would use (its `.git`, the `gitdir:` it points to, its shared
  *   `commondir`) lies in a writable root and is not one the sandbox holds read-only;
- * - `git_discovery`: git would look for a repository in a writable directory first, where a
- *   sandboxed command can create one (`.git`, or a bare repository) at any time;
  * - `working_directory`: a script changes directory in a way that cannot be followed (`cd -`),
  *   so where its relative paths and repositories lead is unknown.
  */
-export type SandboxWrittenKind = "program" | "path_entry" | "git_dir" | "git_discovery" | "working_directory";
+export type SandboxWrittenKind = "program" | "path_entry" | "git_dir" | "working_directory";
 
 /** One finding: the command it concerns, the path a sandboxed command can write, and the fact in words. */
 export interface SandboxWrittenCode {
@@ -282,8 +280,7 @@ function gitdirOf(gitFile: string): string | undefined {
  * Report the repository an unsandboxed git would use when a sandboxed command could have written
  * it (its config names programs to run: fsmonitor, hooks, pagers, filters), following `-C`,
  * `--git-dir`, `GIT_DIR` and git's own discovery from the working directory upwards (a `.git`
- * directory or file, or a bare repository). A writable directory on the way up that holds none yet
- * counts too: a sandboxed command can make one there at any time.
+ * directory or file, or a bare repository), as the repositories are when the check runs.
  */
 function checkGit(command: readonly string[], cwd: string, input: SandboxWrittenInput, shown: string[], add: (f: SandboxWrittenCode) => void): void {
   let dir = cwd;
@@ -332,15 +329,6 @@ function checkGit(command: readonly string[], cwd: string, input: SandboxWritten
     }
     if (looksLikeGitDir(d)) {
       reportGitDir(d, shown, input, add, `git uses the bare repository ${d}`);
-      return;
-    }
-    if (input.writable(d)) {
-      add({
-        kind: "git_discovery",
-        command: shown,
-        path: d,
-        text: `git looks for a repository in ${d} first, where a sandboxed command can create one (with the configuration and hooks it runs)`,
-      });
       return;
     }
     const parent = path.dirname(d);

@@ -88,26 +88,9 @@ export class ExecPipeline {
     // A rule that names its own sandbox keeps the command in that one, with the rule's hosts.
     const grant = commandRuleGrant(assessed);
     const rulePolicy = grant ? ruleSandboxPolicy(grant, ctx.sandboxPolicy) : undefined;
-    const liftable = fileSystemKind(ctx.sandboxPolicy) === "restricted" && !hasDeniedReads(ctx.sandboxPolicy) && rulePolicy === undefined;
     const found = (): Promise<SandboxWrittenCode[]> => this.#sandboxWritten(request, assessed, sandboxWritableNow);
-    let admission: Admission = assessed;
-    const candidate = assessed.requirement.kind === "forbidden" ? undefined : assessed.requirement.proposedAmendment;
-    if (candidate?.[0]?.startsWith("/") && fileSystemKind(ctx.sandboxPolicy) === "restricted" && programControlled(await sandboxWritableNow())(candidate[0])) {
-      // "Always allow" for a program a sandboxed command could have written would never be honoured: not offered.
-      const { proposedAmendment: _dropped, ...rest } = assessed.requirement as Extract<Admission["requirement"], { proposedAmendment?: string[] }>;
-      admission = { ...assessed, requirement: rest };
-    }
-    const bypassing = admission.requirement.kind === "skip" && admission.requirement.bypassSandbox;
-    if (liftable && (bypassing || request.permissions === "require_escalated")) {
-      // Allow rules (or an escalation a person may approve) would run it outside the sandbox: never
-      // a program, PATH entry or repository a sandboxed command could have written, unsaid.
-      const written = await found();
-      if (written.length > 0) {
-        const kept = bypassing ? withSandboxKept(admission.requirement, written, ctx.approvalPolicy, request.argv) : admission.requirement;
-        admission = { ...admission, requirement: kept, sandboxWritten: { found: written, kept: bypassing } };
-        if (bypassing) trace.sandboxKept = [...new Set(written.map((f) => f.kind))];
-      }
-    }
+    const admission = await this.#guard(request, assessed, rulePolicy === undefined, found, sandboxWritableNow);
+    if (admission.sandboxWritten?.kept) trace.sandboxKept = [...new Set(admission.sandboxWritten.found.map((f) => f.kind))];
     const sandboxKept = admission.sandboxWritten?.kept ? { reason: sandboxKeptReason(request.argv, admission.sandboxWritten.found), found: admission.sandboxWritten.found } : undefined;
     const requirement = admission.requirement;
     trace.approvalRequirement = requirement.kind;
@@ -213,6 +196,40 @@ export class ExecPipeline {
     }
     finish(judgeProbe(second.result.probe, second.env));
     return done(second.result, second.env, true, false);
+  }
+
+  /**
+   * Admission, checked against what a sandboxed command could have written, wherever the command
+   * could leave the sandbox: allow rules' bypass is withheld (see `withSandboxKept`) and an escalation
+   * request carries the findings to its approval reason; an "always allow" for a program the sandbox
+   * can write is not offered (it would never be honoured).
+   */
+  async #guard(
+    request: ExecRequest,
+    assessed: Admission,
+    noRuleSandbox: boolean,
+    found: () => Promise<SandboxWrittenCode[]>,
+    writable: () => Promise<(p: string) => boolean>,
+  ): Promise<Admission> {
+    const policy = this.#ctx.sandboxPolicy;
+    const restricted = fileSystemKind(policy) === "restricted";
+    let requirement = assessed.requirement;
+    if (requirement.kind === "forbidden") return assessed;
+    const candidate = requirement.proposedAmendment?.[0];
+    if (restricted && candidate?.startsWith("/") && programControlled(await writable())(candidate)) {
+      const { proposedAmendment: _withheld, ...rest } = requirement;
+      requirement = rest;
+    }
+    const bypassing = requirement.kind === "skip" && requirement.bypassSandbox;
+    const liftable = restricted && !hasDeniedReads(policy) && noRuleSandbox;
+    if (!liftable || !(bypassing || request.permissions === "require_escalated")) return { ...assessed, requirement };
+    const written = await found();
+    if (written.length === 0) return { ...assessed, requirement };
+    return {
+      ...assessed,
+      requirement: bypassing ? withSandboxKept(requirement, written, this.#ctx.approvalPolicy, request.argv) : requirement,
+      sandboxWritten: { found: written, kept: bypassing },
+    };
   }
 
   /** The transform options' protected paths for this call (the session's, the loaded rules files, the user rules file). */

@@ -155,9 +155,9 @@ describe("findSandboxWrittenCode: git repositories", () => {
     expect(await found(["git", "log"], { cwd: bare })).toEqual([expect.objectContaining({ kind: "git_dir", path: bare })]);
   });
 
-  it("a writable directory git searches before the workspace's repository is reported (one can be made there at any time)", async () => {
+  it("a subdirectory of the workspace with no repository of its own uses the workspace's (held read-only): not reported", async () => {
     fs.mkdirSync(path.join(ws, "src"));
-    expect(await found(["git", "status"], { cwd: path.join(ws, "src") })).toEqual([expect.objectContaining({ kind: "git_discovery", path: path.join(ws, "src") })]);
+    expect(await found(["git", "status"], { cwd: path.join(ws, "src") })).toEqual([]);
   });
 
   it("GIT_DIR and --git-dir name the repository directly", async () => {
