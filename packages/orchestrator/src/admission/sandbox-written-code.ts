@@ -13,10 +13,13 @@ import { renderCommand, type ExecApprovalRequirement } from "./requirement.js";
  *   so a sandboxed command can put a program of that name there at any time;
  * - `git_dir`: the repository git would use (its `.git`, the `gitdir:` it points to, its shared
  *   `commondir`) lies in a writable root and is not one the sandbox holds read-only;
+ * - `git_config`: the repository's configuration (read-only to the sandbox or not) names a hooks
+ *   directory, a program or an included file that lies where a sandboxed command can write
+ *   (`core.hooksPath = .husky`, `core.fsmonitor = ./mon.sh`);
  * - `working_directory`: a script changes directory in a way that cannot be followed (`cd -`),
  *   so where its relative paths and repositories lead is unknown.
  */
-export type SandboxWrittenKind = "program" | "path_entry" | "git_dir" | "working_directory";
+export type SandboxWrittenKind = "program" | "path_entry" | "git_dir" | "git_config" | "working_directory";
 
 /** One finding: the command it concerns, the path a sandboxed command can write, and the fact in words. */
 export interface SandboxWrittenCode {
@@ -344,18 +347,79 @@ function reportGitDir(gitDir: string, command: string[], input: SandboxWrittenIn
     add({ kind: "git_dir", command, path: hit, text: `${what}, which a sandboxed command can write (its configuration and hooks run with git)` });
     return true;
   }
+  const real = trace(gitDir).real;
   let common = "";
   try {
-    common = fs.readFileSync(path.join(trace(gitDir).real, "commondir"), "utf8").trim();
+    common = fs.readFileSync(path.join(real, "commondir"), "utf8").trim();
   } catch {
-    return false;
+    // no shared repository named: an ordinary gitdir
   }
-  if (!common) return false;
-  const shared = path.resolve(trace(gitDir).real, common);
-  const sharedHit = controlledAlong(shared, input.writable);
-  if (!sharedHit) return false;
-  add({ kind: "git_dir", command, path: sharedHit, text: `${what}, whose shared repository ${shared} a sandboxed command can write` });
-  return true;
+  const shared = common ? path.resolve(real, common) : undefined;
+  if (shared) {
+    const sharedHit = controlledAlong(shared, input.writable);
+    if (sharedHit) {
+      add({ kind: "git_dir", command, path: sharedHit, text: `${what}, whose shared repository ${shared} a sandboxed command can write` });
+      return true;
+    }
+  }
+  const worktree = path.basename(gitDir) === ".git" ? path.dirname(gitDir) : gitDir;
+  const configs = [path.join(real, "config"), path.join(real, "config.worktree"), ...(shared ? [path.join(shared, "config")] : [])];
+  return checkGitConfigs(configs, worktree, command, input, add);
+}
+
+/** Configuration keys whose value names a program git runs (its first word) or, for `core.hooksPath`, the hooks directory. */
+const GIT_PROGRAM_KEYS = /^(core\.(hookspath|fsmonitor|pager|editor|sshcommand|askpass)|diff\.external|diff\..+\.(textconv|command)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|gpg(\..+)?\.program|credential(\..+)?\.helper|sequence\.editor|include\.path|includeif\..+\.path|pager\..+|alias\..+)$/;
+
+/**
+ * Report configuration files of a repository that name, by path, something a sandboxed command
+ * could have written: a hooks directory, a program (fsmonitor, pager, filters, diff and merge
+ * drivers, credential helpers, `!` aliases) or an included configuration file. Relative paths are
+ * taken from the working tree, where git runs them (an include from the including file's
+ * directory). True when anything was reported.
+ */
+function checkGitConfigs(configs: readonly string[], worktree: string, command: string[], input: SandboxWrittenInput, add: (f: SandboxWrittenCode) => void): boolean {
+  let reported = false;
+  for (const file of configs) {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    let section = "";
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.trim();
+      const header = /^\[\s*([^\]\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+      if (header) {
+        section = header[2] !== undefined ? `${header[1]!.toLowerCase()}.${header[2]}` : header[1]!.toLowerCase();
+        continue;
+      }
+      const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
+      if (!entry || !section) continue;
+      const key = `${section}.${entry[1]!.toLowerCase()}`;
+      if (!GIT_PROGRAM_KEYS.test(key.toLowerCase())) continue;
+      let value = entry[2]!.replace(/^"(.*)"$/, "$1").trim();
+      if (key.startsWith("alias.")) {
+        if (!value.startsWith("!")) continue;
+        value = value.slice(1).trim();
+      }
+      const hooks = key === "core.hookspath";
+      const word = hooks || key.endsWith(".path") ? value : (value.split(/\s+/)[0] ?? "");
+      if (!word || (!hooks && !key.endsWith(".path") && !word.includes("/"))) continue;
+      // An included file is named relative to the file that includes it; the rest from the working tree.
+      const target = path.resolve(key.endsWith(".path") ? path.dirname(file) : worktree, expandHome(word, input.env));
+      const hit = controlledAlong(target, input.writable);
+      if (!hit) continue;
+      reported = true;
+      add({
+        kind: "git_config",
+        command,
+        path: hit,
+        text: `the repository's configuration ${file} sets ${key} to ${word}, which a sandboxed command can write (git runs what is there)`,
+      });
+    }
+  }
+  return reported;
 }
 
 function checkExecPath(dir: string, input: SandboxWrittenInput, command: string[], add: (f: SandboxWrittenCode) => void): void {

@@ -160,6 +160,22 @@ describe("findSandboxWrittenCode: git repositories", () => {
     expect(await found(["git", "status"], { cwd: path.join(ws, "src") })).toEqual([]);
   });
 
+  it("a configuration that points hooks, a monitor or an include into the workspace is reported", async () => {
+    fs.writeFileSync(path.join(ws, ".git", "config"), '[core]\n\thooksPath = .husky\n');
+    expect(await found(["git", "commit", "-m", "x"])).toEqual([
+      expect.objectContaining({ kind: "git_config", path: path.join(ws, ".husky"), text: expect.stringContaining("core.hookspath") }),
+    ]);
+    fs.writeFileSync(path.join(ws, ".git", "config"), '[core]\n\tfsmonitor = "./mon.sh --x"\n[include]\n\tpath = ../shared.cfg\n');
+    expect((await found(["git", "status"])).map((f) => f.path)).toEqual([path.join(ws, "mon.sh"), path.join(ws, "shared.cfg")]);
+    fs.writeFileSync(path.join(ws, ".git", "config"), '[alias]\n\tst = "!./tools/st.sh"\n[diff "x"]\n\ttextconv = tools/conv\n');
+    expect((await found(["git", "diff"])).map((f) => f.path)).toEqual([path.join(ws, "tools", "st.sh"), path.join(ws, "tools", "conv")]);
+  });
+
+  it("CONTROL: a configuration naming host programs, or the default hooks inside the read-only .git, is not", async () => {
+    fs.writeFileSync(path.join(ws, ".git", "config"), `[core]\n\tpager = less -R\n\tfsmonitor = ${path.join(host, "bin", "git")}\n\thooksPath = .git/hooks\n`);
+    expect(await found(["git", "status"])).toEqual([]);
+  });
+
   it("GIT_DIR and --git-dir name the repository directly", async () => {
     fs.mkdirSync(path.join(ws, "other"));
     expect(await found(["git", "--git-dir=other", "log"])).toEqual([expect.objectContaining({ kind: "git_dir" })]);
