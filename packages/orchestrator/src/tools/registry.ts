@@ -2,6 +2,7 @@ import type { NetworkRefusal } from "../network/run-network.js";
 import type { SandboxDenial } from "@shellgate/sandbox";
 import type { z } from "zod";
 import type { SandboxRetryStatus } from "../approval/retry-message.js";
+import type { SandboxKept } from "../pipeline/types.js";
 import { InvalidToolArgumentsError, UnknownToolError } from "../errors.js";
 import { payloadToArguments, parseToolArguments, ToolCallSchema, describeIssue } from "./payload.js";
 import type { ToolCall, ToolPayload } from "./payload.js";
@@ -53,6 +54,11 @@ export interface ToolOutput {
   networkRefusals?: NetworkRefusal[];
   /** Why the run had less network than its grants say (the proxy could not start, or stopped). The content says so too. */
   networkNote?: string;
+  /**
+   * Set when allow rules matched but the command ran in the sandbox, because outside it the command
+   * would have run what a sandboxed command could have written: why, and each resolved path. The content says so too.
+   */
+  sandboxKept?: SandboxKept;
 }
 
 /** One tool: its argument schema, whether a call may mutate, and how to run it. */

@@ -1,5 +1,5 @@
 import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter, type NetworkRefusal } from "@shellgate/orchestrator";
-import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
+import type { OrchestratorEvent, DecisionTrace, SandboxKept } from "@shellgate/orchestrator";
 import { denialForAudience, type SandboxDenial } from "@shellgate/sandbox";
 import { canPrompt, createTerminalPrompt } from "../../approval/terminal.js";
 import type { EffectiveConfig } from "../../config/index.js";
@@ -31,6 +31,11 @@ export interface ExecJsonResult {
   sandboxDenial?: SandboxDenial;
   /** Hosts shellgate's network proxy refused during the run, with why and how to grant them. */
   networkRefusals?: NetworkRefusal[];
+  /**
+   * Set when allow rules matched but the command ran in the sandbox: outside it, it would have run
+   * what a sandboxed command could have written (the reason, and each resolved path).
+   */
+  sandboxKept?: SandboxKept;
   /** What was decided and why; never contains the command, cwd, env or output. */
   trace?: DecisionTrace;
 }
@@ -122,6 +127,7 @@ export async function runExec(
   let denial: SandboxDenial | undefined;
   let refusals: NetworkRefusal[] = [];
   let networkNote: string | undefined;
+  let sandboxKept: SandboxKept | undefined;
   try {
     const response = await orchestrator.handleToolCall(call, { signal: controller.signal, onOutput });
     // The orchestrator words it for a model; a person at the terminal gets the flags instead.
@@ -130,6 +136,7 @@ export async function runExec(
     if (response.sandboxRetry) retryNote = sandboxRetryMessage(response.sandboxRetry, response.exitCode ?? 1, "cli", config.userRulesFile);
     refusals = response.networkRefusals ?? [];
     networkNote = response.networkNote;
+    sandboxKept = response.sandboxKept;
     if (response.error) {
       failure = response.error;
       exitCode = controller.signal.aborted ? EXEC_EXIT.ABORTED : exitCodeForError(response.error);
@@ -153,6 +160,7 @@ export async function runExec(
   if (!captured && denial) process.stderr.write(`shellgate exec: ${escapeForDisplay(`sandbox: ${denial.summary}; ${denial.suggestion}`)}\n`);
   // Refused hosts (and why a run had no network), after the output, where a person looks.
   if (!captured) {
+    if (sandboxKept) process.stderr.write(`shellgate exec: sandbox kept: ${escapeForDisplay(sandboxKept.reason)}\n`);
     if (networkNote) process.stderr.write(`shellgate exec: network: ${escapeForDisplay(networkNote)}\n`);
     for (const r of refusals) {
       process.stderr.write(`shellgate exec: ${escapeForDisplay(`network: refused ${r.host}:${r.port}: ${r.reason}${r.hint ? `; to allow it: ${r.hint}` : ""}`)}\n`);
@@ -176,6 +184,7 @@ export async function runExec(
       ...(retryNote !== undefined ? { sandboxRetry: retryNote } : {}),
       ...(denial ? { sandboxDenial: denial } : {}),
       ...(refusals.length > 0 ? { networkRefusals: refusals } : {}),
+      ...(sandboxKept ? { sandboxKept } : {}),
       ...(trace ? { trace } : {}),
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
