@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { isPathWithin, traceSymlinks, type LstatCache } from "./paths.js";
 
@@ -126,9 +127,34 @@ function locationsOf(entry: ToolHomeEntry, env: Readonly<Record<string, string |
 }
 
 /**
+ * Whether this user could put something at `p`: it exists (and can be reached), or its nearest
+ * existing ancestor is a directory this user may search and write. A path behind a directory this
+ * user cannot enter is out of the sandboxed command's reach too, and holding it would fail (the
+ * sandbox cannot find it to mount it).
+ */
+function reachable(p: string): boolean {
+  for (let cur = p; ; cur = path.dirname(cur)) {
+    try {
+      fs.lstatSync(cur);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === "ENOENT" || code === "ENOTDIR") && path.dirname(cur) !== cur) continue;
+      return false;
+    }
+    if (cur === p) return true;
+    try {
+      fs.accessSync(cur, fs.constants.W_OK | fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
  * The tool-home paths ({@link TOOL_HOMES}) that a set of writable roots must keep read-only: each
  * protected path that lies inside a root, or that contains a root (the root is then read-only as a
- * whole). Homes are found from `hostEnv` (the host's own variables, `HOME` for the defaults: where
+ * whole); paths this user cannot reach are left out (see `reachable`). Homes are found from `hostEnv` (the host's own variables, `HOME` for the defaults: where
  * the user's tools look), each resolved through its symlinks, so a root compares with where the
  * home really is. Paths come back physical, ready for the caller's own tracing.
  */
@@ -147,7 +173,7 @@ export function toolHomeCarveOuts(
       const real = traceSymlinks(location, cache).real;
       for (const sub of entry.protect) {
         const p = sub === "." ? real : path.join(real, ...sub.split("/"));
-        if (roots.some((r) => isPathWithin(p, r) || isPathWithin(r, p))) out.add(p);
+        if (roots.some((r) => isPathWithin(p, r) || isPathWithin(r, p)) && reachable(p)) out.add(p);
       }
     }
   }
