@@ -221,6 +221,9 @@ const SYSTEM_DIRS: readonly string[] = Object.freeze([
   "/var", "/opt", "/srv", "/root", "/snap", "/nix", "/System", "/Library", "/Applications", "/private", "/Volumes", "/cores",
 ]);
 
+/** Shared temporary directories below the system ones: a directory inside them may be suggested. */
+const TEMP_DIRS: readonly string[] = Object.freeze(["/var/tmp", "/var/folders", "/private/tmp", "/private/var/tmp", "/private/var/folders"]);
+
 /**
  * Below the home directory: names that hold credentials or files the host reads at start-up (and
  * the directories holding several tools' settings, so a root there would hand over all of them).
@@ -263,7 +266,8 @@ export function suggestWritableRoot(
   }
   while (directoryExists && dir !== path.parse(dir).root && !directoryExists(dir)) dir = path.dirname(dir);
   if (dir === path.parse(dir).root) return {};
-  if (SYSTEM_DIRS.some((s) => isPathWithin(dir, s))) return { notSuggested: { dir, reason: "system" } };
+  const inTemp = TEMP_DIRS.some((t) => dir !== t && isPathWithin(dir, t));
+  if (!inTemp && SYSTEM_DIRS.some((s) => isPathWithin(dir, s))) return { notSuggested: { dir, reason: "system" } };
   if (homeDir !== undefined && isPathWithin(homeDir, dir)) return { notSuggested: { dir, reason: "home" } };
   if (homeDir !== undefined && underHome) {
     const sensitive = SENSITIVE_HOME_NAMES.map((n) => path.join(homeDir, ...n.split("/")));

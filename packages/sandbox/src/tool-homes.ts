@@ -127,28 +127,43 @@ function locationsOf(entry: ToolHomeEntry, env: Readonly<Record<string, string |
 }
 
 /**
- * Whether this user could put something at `p`: it exists (and can be reached), or its nearest
- * existing ancestor is a directory this user may search and write. A path behind a directory this
- * user cannot enter is out of the sandboxed command's reach too, and holding it would fail (the
- * sandbox cannot find it to mount it).
+ * What the mode bits of `st` grant this user (`bits`: 4 read, 2 write, 1 search), judged by owner,
+ * group and other as an unprivileged process is: root's capability to override them does not carry
+ * into the sandbox's user namespace.
+ */
+function modeGrants(st: fs.Stats, bits: number): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true;
+  const shift = st.uid === uid ? 6 : (process.getgroups?.() ?? []).includes(st.gid) || process.getgid?.() === st.gid ? 3 : 0;
+  return ((st.mode >> shift) & bits) === bits;
+}
+
+/**
+ * Whether a sandboxed command of this user could put something at `p`: every directory on the way
+ * can be searched, and `p` exists or its nearest existing ancestor can be written. A path behind a
+ * directory this user cannot enter is out of the command's reach, and holding it would fail (the
+ * sandbox could not find it to mount it).
  */
 function reachable(p: string): boolean {
-  for (let cur = p; ; cur = path.dirname(cur)) {
+  const lstat = (q: string): fs.Stats | undefined => {
     try {
-      fs.lstatSync(cur);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if ((code === "ENOENT" || code === "ENOTDIR") && path.dirname(cur) !== cur) continue;
-      return false;
-    }
-    if (cur === p) return true;
-    try {
-      fs.accessSync(cur, fs.constants.W_OK | fs.constants.X_OK);
-      return true;
+      return fs.lstatSync(q, { throwIfNoEntry: false });
     } catch {
-      return false;
+      return undefined;
     }
+  };
+  const parts = p.split(path.sep).filter(Boolean);
+  let cur = path.parse(p).root;
+  for (const [i, part] of parts.entries()) {
+    const dir = lstat(cur);
+    if (!dir) return false;
+    if (!modeGrants(dir, 1)) return false;
+    const next = path.join(cur, part);
+    if (!lstat(next)) return dir.isDirectory() && modeGrants(dir, 3);
+    if (i === parts.length - 1) return true;
+    cur = next;
   }
+  return true;
 }
 
 /**

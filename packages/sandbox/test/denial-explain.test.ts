@@ -107,6 +107,9 @@ describe("explainSandboxDenial: filesystem", () => {
     for (const [p, dir] of [["/etc/a", "/etc"], ["/usr/local/bin/x", "/usr/local/bin"], ["/var/lib/x/y", "/var/lib/x"], ["/bin/x", "/bin"]] as const) {
       expect(suggestWritableRoot(p, "/home/me"), p).toEqual({ notSuggested: { dir, reason: "system" } });
     }
+    // a directory inside a shared temp directory is not a system one; the temp directory itself is
+    expect(suggestWritableRoot("/var/tmp/build/x", "/home/me")).toEqual({ writableRoot: "/var/tmp/build" });
+    expect(suggestWritableRoot("/var/tmp/x", "/home/me")).toEqual({ notSuggested: { dir: "/var/tmp", reason: "system" } });
     for (const p of ["/home/me/.ssh/authorized_keys", "/home/me/.gnupg/x", "/home/me/.aws/credentials", "/home/me/.config/gh/hosts.yml", "/home/me/.bashrc", "/home/me/.config/x"]) {
       expect(suggestWritableRoot(p, "/home/me").writableRoot, p).toBeUndefined();
     }
