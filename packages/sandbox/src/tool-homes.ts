@@ -126,15 +126,26 @@ function locationsOf(entry: ToolHomeEntry, env: Readonly<Record<string, string |
   return found;
 }
 
+/** Who this process is, for judging mode bits; undefined where there are no uids (Windows). */
+interface Identity {
+  uid: number;
+  gids: ReadonlySet<number>;
+}
+
+function identity(): Identity | undefined {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  return { uid, gids: new Set([...(process.getgroups?.() ?? []), ...(process.getgid ? [process.getgid()] : [])]) };
+}
+
 /**
- * What the mode bits of `st` grant this user (`bits`: 4 read, 2 write, 1 search), judged by owner,
+ * What the mode bits of `st` grant `who` (`bits`: 4 read, 2 write, 1 search), judged by owner,
  * group and other as an unprivileged process is: root's capability to override them does not carry
  * into the sandbox's user namespace.
  */
-function modeGrants(st: fs.Stats, bits: number): boolean {
-  const uid = process.getuid?.();
-  if (uid === undefined) return true;
-  const shift = st.uid === uid ? 6 : (process.getgroups?.() ?? []).includes(st.gid) || process.getgid?.() === st.gid ? 3 : 0;
+function modeGrants(st: fs.Stats, bits: number, who: Identity | undefined): boolean {
+  if (who === undefined) return true;
+  const shift = st.uid === who.uid ? 6 : who.gids.has(st.gid) ? 3 : 0;
   return ((st.mode >> shift) & bits) === bits;
 }
 
@@ -144,24 +155,29 @@ function modeGrants(st: fs.Stats, bits: number): boolean {
  * directory this user cannot enter is out of the command's reach, and holding it would fail (the
  * sandbox could not find it to mount it).
  */
-function reachable(p: string): boolean {
+function reachable(p: string, who: Identity | undefined, cache: LstatCache): boolean {
   const lstat = (q: string): fs.Stats | undefined => {
+    if (cache.has(q)) return cache.get(q);
+    let st: fs.Stats | undefined;
     try {
-      return fs.lstatSync(q, { throwIfNoEntry: false });
+      st = fs.lstatSync(q, { throwIfNoEntry: false });
     } catch {
-      return undefined;
+      st = undefined;
     }
+    cache.set(q, st);
+    return st;
   };
   const parts = p.split(path.sep).filter(Boolean);
   let cur = path.parse(p).root;
+  let dir = lstat(cur);
   for (const [i, part] of parts.entries()) {
-    const dir = lstat(cur);
-    if (!dir) return false;
-    if (!modeGrants(dir, 1)) return false;
-    const next = path.join(cur, part);
-    if (!lstat(next)) return dir.isDirectory() && modeGrants(dir, 3);
+    if (!dir || !modeGrants(dir, 1, who)) return false;
+    const next = cur.endsWith(path.sep) ? `${cur}${part}` : `${cur}${path.sep}${part}`;
+    const st = lstat(next);
+    if (!st) return dir.isDirectory() && modeGrants(dir, 3, who);
     if (i === parts.length - 1) return true;
     cur = next;
+    dir = st;
   }
   return true;
 }
@@ -183,12 +199,14 @@ export function toolHomeCarveOuts(
   const homeVar = hostEnv["HOME"];
   const home = homeVar && path.isAbsolute(homeVar) ? homeVar : undefined;
   const out = new Set<string>();
+  const who = identity();
+  const lstats: LstatCache = cache ?? new Map();
   for (const entry of TOOL_HOMES) {
     for (const location of locationsOf(entry, hostEnv, home, platform)) {
-      const real = traceSymlinks(location, cache).real;
+      const real = traceSymlinks(location, lstats).real;
       for (const sub of entry.protect) {
         const p = sub === "." ? real : path.join(real, ...sub.split("/"));
-        if (roots.some((r) => isPathWithin(p, r) || isPathWithin(r, p)) && reachable(p)) out.add(p);
+        if (roots.some((r) => isPathWithin(p, r) || isPathWithin(r, p)) && reachable(p, who, lstats)) out.add(p);
       }
     }
   }

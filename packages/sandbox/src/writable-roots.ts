@@ -150,7 +150,14 @@ export async function computeWritableRoots(
   const named = [...given, ...unique.flatMap((root) => metadataCarveOuts(root)), ...toolHomes];
   const traced = named.map((p) => ({ given: p, ...traceSymlinks(p, cache) }));
   const carveOuts = outermostPaths(traced.map((t) => t.real));
-  const isReadOnly = (p: string) => carveOuts.some((c) => isPathWithin(p, c));
+  // By the path's ancestors rather than by every carve-out: a broad root holds dozens of them.
+  const carveSet = new Set(carveOuts);
+  const isReadOnly = (p: string) => {
+    for (let dir = p; ; dir = path.dirname(dir)) {
+      if (carveSet.has(dir)) return true;
+      if (path.dirname(dir) === dir) return false;
+    }
+  };
   const isWritableDir = (dir: string) => unique.some((r) => isPathWithin(dir, r)) && !isReadOnly(dir);
   for (const t of traced) checkLinks(t.given, t.links, isWritableDir);
 
