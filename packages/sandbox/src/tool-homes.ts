@@ -16,8 +16,14 @@ export interface ToolHomeLocation {
 export interface ToolHomeEntry {
   readonly tool: string;
   readonly home: ToolHomeLocation;
-  /** Subpaths (relative to the home, `/`-separated) held read-only, existing or not; `"."` is the whole home. */
+  /** Directories (relative to the home, `/`-separated) held read-only, existing or not; `"."` is the whole home. */
   readonly protect: readonly string[];
+  /**
+   * Files held read-only when they exist. A missing one cannot be held: the sandbox holds a missing
+   * name with an empty directory, and a directory where a shell, git or npm expects a file breaks
+   * them, inside the sandbox and on the host, for as long as the run lasts.
+   */
+  readonly protectFiles?: readonly string[];
   /** What the host does with them, which is why a sandboxed command must not write them. */
   readonly why: string;
 }
@@ -25,8 +31,9 @@ export interface ToolHomeEntry {
 /**
  * Tool homes whose contents the host later runs: programs on PATH, files shells source, settings
  * that name a program to run, and caches the host's tools use without checking them again. When a
- * writable root is one of these homes or contains it, the `protect` subpaths become read-only
- * carve-outs (missing ones are held too); a root inside one of them is read-only as a whole.
+ * writable root is one of these homes or contains it, the `protect` directories become read-only
+ * carve-outs (missing ones are held too) and so do the `protectFiles` that exist; a root inside one
+ * of them is read-only as a whole.
  * Python's site-packages are protected through the whole `lib` directory: a new `.pth` file, which
  * every Python start executes, cannot be pinned by name before it exists.
  */
@@ -34,7 +41,8 @@ export const TOOL_HOMES: readonly ToolHomeEntry[] = Object.freeze([
   {
     tool: "cargo",
     home: { variables: ["CARGO_HOME"], default: ".cargo" },
-    protect: ["bin", "env", "env.fish", "env.nu", "config", "config.toml", "credentials", "credentials.toml", "registry", "git"],
+    protect: ["bin", "registry", "git"],
+    protectFiles: ["env", "env.fish", "env.nu", "config", "config.toml", "credentials", "credentials.toml"],
     why:
       "bin is on PATH; shells source env; config.toml can name a program every cargo build runs (build.rustc-wrapper, a target runner); " +
       "registry and git hold the crates' sources (build scripts included) that host builds compile without fetching them again",
@@ -104,10 +112,12 @@ export const TOOL_HOMES: readonly ToolHomeEntry[] = Object.freeze([
     tool: "shell, git, ssh and package managers",
     home: { variables: [], default: "" },
     protect: [
-      ".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
       ".config/fish", ".config/environment.d", ".config/systemd", ".config/autostart",
-      ".gitconfig", ".config/git", ".ssh", ".gnupg", ".aws", ".config/gh", ".docker", ".kube", ".netrc", ".git-credentials",
-      ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".config/pip", ".pip",
+      ".config/git", ".ssh", ".gnupg", ".aws", ".config/gh", ".docker", ".kube", ".config/pip", ".pip",
+    ],
+    protectFiles: [
+      ".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+      ".gitconfig", ".netrc", ".git-credentials", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
     ],
     why:
       "files shells source at start, git settings that run programs (core.fsmonitor, core.pager, aliases), ssh settings that do " +
@@ -204,9 +214,14 @@ export function toolHomeCarveOuts(
   for (const entry of TOOL_HOMES) {
     for (const location of locationsOf(entry, hostEnv, home, platform)) {
       const real = traceSymlinks(location, lstats).real;
+      const relates = (p: string) => roots.some((r) => isPathWithin(p, r) || isPathWithin(r, p));
       for (const sub of entry.protect) {
         const p = sub === "." ? real : path.join(real, ...sub.split("/"));
-        if (roots.some((r) => isPathWithin(p, r) || isPathWithin(r, p)) && reachable(p, who, lstats)) out.add(p);
+        if (relates(p) && reachable(p, who, lstats)) out.add(p);
+      }
+      for (const sub of entry.protectFiles ?? []) {
+        const p = path.join(real, ...sub.split("/"));
+        if (relates(p) && reachable(p, who, lstats) && lstats.get(p) !== undefined) out.add(p);
       }
     }
   }
@@ -234,7 +249,7 @@ export function toolHomeOf(
       return {
         tool: entry.tool,
         home: location,
-        readOnly: entry.protect.filter((s) => s !== "."),
+        readOnly: [...entry.protect, ...(entry.protectFiles ?? [])].filter((s) => s !== "."),
         fullyReadOnly: protectedPaths.some((p) => isPathWithin(dir, p)),
         why: entry.why,
       };

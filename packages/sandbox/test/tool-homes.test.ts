@@ -18,13 +18,15 @@ const rootOf = async (root: string, cwd: string, hostEnv: Record<string, string>
 };
 
 describe("tool homes inside writable roots", () => {
-  it("~/.cargo as a root: bin, env, config, credentials and the crate sources stay read-only, existing or not", async () => {
-    const { h, ws, hostEnv } = await home({ ".cargo/bin/cargo": "", ".cargo/registry/src/x/build.rs": "", ".cargo/other/": "" });
+  it("~/.cargo as a root: bin and the crate sources stay read-only existing or not, env and config files when they exist", async () => {
+    const { h, ws, hostEnv } = await home({ ".cargo/bin/cargo": "", ".cargo/registry/src/x/build.rs": "", ".cargo/other/": "", ".cargo/env": "", ".cargo/config.toml": "" });
     const cargo = path.join(h, ".cargo");
     const r = await rootOf(cargo, ws, hostEnv);
-    for (const sub of ["bin", "env", "config.toml", "credentials.toml", "registry", "git"]) {
+    for (const sub of ["bin", "env", "config.toml", "registry", "git"]) {
       expect(r.readOnlySubpaths, sub).toContain(path.join(cargo, sub));
     }
+    // a missing file is not held: a directory in its place would break cargo (and the host's) while the run lasts
+    expect(r.readOnlySubpaths).not.toContain(path.join(cargo, "credentials.toml"));
     // control: the rest of the home stays writable, and without the table's entry bin would be too
     expect(r.readOnlySubpaths.some((p) => p === path.join(cargo, "other"))).toBe(false);
     const plain = await rootOf(cargo, ws, {});
@@ -49,12 +51,14 @@ describe("tool homes inside writable roots", () => {
     }
   });
 
-  it("the home itself as a root (a broad workspace): shell rc files, ~/.ssh, ~/.gitconfig and the tools' bins are held", async () => {
-    const { h, ws, hostEnv } = await home({ ".bashrc": "", ".cargo/bin/": "" });
+  it("the home itself as a root (a broad workspace): existing rc files, ~/.ssh, ~/.gitconfig and the tools' bins are held", async () => {
+    const { h, ws, hostEnv } = await home({ ".bashrc": "", ".gitconfig": "", ".cargo/bin/": "" });
     const r = await rootOf(h, ws, hostEnv);
-    for (const p of [".bashrc", ".profile", ".zshrc", ".ssh", ".gitconfig", ".config/gh", ".npmrc", ".cargo/bin", ".local/bin", ".npm/_npx", "go/bin"]) {
+    for (const p of [".bashrc", ".gitconfig", ".ssh", ".config/gh", ".cargo/bin", ".local/bin", ".npm/_npx", "go/bin"]) {
       expect(r.readOnlySubpaths, p).toContain(path.join(h, p));
     }
+    // missing start-up files are not held (a directory named .profile breaks every login shell)
+    for (const p of [".profile", ".zshrc", ".npmrc"]) expect(r.readOnlySubpaths, p).not.toContain(path.join(h, p));
   });
 
   it("homes the host moved (CARGO_HOME, GOPATH lists) are found there; the default then still counts", async () => {
