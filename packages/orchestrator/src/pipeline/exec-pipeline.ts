@@ -1,4 +1,4 @@
-import { CommandNotFoundError as SandboxCommandNotFoundError, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
+import { applyToolCaches, CommandNotFoundError as SandboxCommandNotFoundError, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
 import { assessCommand, type Admission } from "../admission/assess.js";
 import { fileSystemKind, hasDeniedReads } from "../admission/requirement.js";
 import {
@@ -131,7 +131,7 @@ export class ExecPipeline {
     trace.attempts = 1;
     // The first attempt's explained denial; reported only while that attempt's result is the answer.
     const denial = first.result.probe
-      ? await explainAttempt(firstPolicy, request, first.env, first.result.probe, first.options, canEscalate(ctx))
+      ? await explainAttempt(first.policy, request, first.env, first.result.probe, first.options, canEscalate(ctx))
       : undefined;
     const done = (result: LaunchResult<T>, env: ExecEnv, retried: boolean, sandboxDenied: boolean): PipelineOutcome<T> => ({
       value: result.value,
@@ -278,7 +278,7 @@ export class ExecPipeline {
     policy: SandboxPolicy,
     launch: Launcher<T>,
     commandGrants: readonly HostGrant[],
-  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; network?: NetworkReport }> {
+  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; policy: SandboxPolicy; network?: NetworkReport }> {
     checkCancelled(request.signal);
     const ctx = this.#ctx;
     // Again here, not only at the start of the call: an approval can wait for minutes, and the retry
@@ -291,9 +291,14 @@ export class ExecPipeline {
       ...(request.dedicatedTerminal ? { dedicatedTerminal: true } : {}),
       ...(routed.run ? { networkProxy: routed.run.route } : {}),
     };
+    // A sandboxed run with writable roots gets its own tool caches; the unsandboxed retry keeps the host's.
+    const run =
+      policy.mode === "workspace-write"
+        ? applyToolCaches({ policy, env: request.env, cwd: options.sandboxPolicyCwd, dir: ctx.toolCacheDir })
+        : { policy, env: request.env };
     let env: ExecEnv;
     try {
-      env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: request.env }, policy, options);
+      env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: run.env }, run.policy, options);
       if (routed.run) env = withProxyCleanup(env, routed.run);
     } catch (error) {
       await routed.run?.stop().catch(() => undefined);
@@ -312,7 +317,7 @@ export class ExecPipeline {
       throw new SpawnFailedError(`cannot start the command: ${errorMessage(error)}`, { cause: error });
     }
     if (result.probe) await releaseSandbox(env);
-    return { env, result, options, ...(routed.report ? { network: routed.report } : {}) };
+    return { env, result, options, policy: run.policy, ...(routed.report ? { network: routed.report } : {}) };
   }
 }
 

@@ -144,6 +144,12 @@ export interface PipelineContext {
   /** The workspace the sandbox policy refers to; defaults to each call's cwd. */
   sandboxPolicyCwd?: string;
   /**
+   * The sandboxed runs' own tool-cache directory (`applyToolCaches` of @shellgate/sandbox): every
+   * `workspace-write` attempt gets it as a writable root, with the tools' variables pointing into it.
+   * Unsandboxed attempts never see it. Absent: no tool caches.
+   */
+  toolCacheDir?: string;
+  /**
    * Throws when the session's workspace is no longer the directory it started as (the orchestrator
    * checks device + inode of its real path); called right before every sandbox is prepared.
    */
