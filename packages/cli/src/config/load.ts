@@ -11,6 +11,7 @@ import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, SandboxModeName } from "./names.js";
 import type { ConfigFile } from "./schema.js";
 import { DEFAULT_PROCESS_LIMIT, type ProcessLimitSetting } from "./names.js";
+import { firstLinkOnPath } from "./root-links.js";
 import { findWeakenings, type Baseline, type FlagsGiven } from "./strictness.js";
 import { canonicalPath, isProjectTrusted, trustSnippet } from "./trust.js";
 
@@ -279,6 +280,7 @@ export async function loadConfig(
         );
       }
       const layer: Layer = { file: projectFile, base: cwd, home, config: projectConfig };
+      refuseLinkedRoots(layer);
       const trusted = isProjectTrusted(userConfig, userFile, cwd);
       if (!trusted) {
         const baseline = baselineOf(merge(userLayers, overrides, cwd), userLayers, cwd);
@@ -404,6 +406,27 @@ async function normalizeDomains(merged: Merged, layers: Layer[]): Promise<Effect
   return { allow: one(merged.networkAllow, "allow"), deny: one(merged.networkDeny, "deny") };
 }
 
+/**
+ * A writable root a project file names through a symlink is refused, trusted project or not: a
+ * command the root lets write could re-point the link, and the root would be whatever it then names.
+ * @throws ConfigError at the entry's file:line:col, naming the link and where it points.
+ */
+function refuseLinkedRoots(layer: Layer): void {
+  const roots = layer.config.sandbox_workspace_write?.writable_roots ?? [];
+  roots.forEach((written, index) => {
+    const found = firstLinkOnPath(resolveFrom(layer, written), layer.base);
+    if (!found) return;
+    const at = locateKeyPath(readFileSync(layer.file, "utf8"), ["sandbox_workspace_write", "writable_roots", index], "value");
+    const via = found.link === resolveFrom(layer, written) ? "is a symlink" : `is reached through the symlink ${JSON.stringify(found.link)}`;
+    throw new ConfigError(
+      layer.file,
+      `\`sandbox_workspace_write.writable_roots[${index}]\`: ${JSON.stringify(written)} ${via} (-> ${JSON.stringify(found.target)}); ` +
+        `a sandboxed command could re-point the link and make another directory writable. Name the directory itself (${JSON.stringify(canonicalPath(resolveFrom(layer, written)))})`,
+      at ? { line: at.line, column: at.column } : {},
+    );
+  });
+}
+
 function buildSandboxPolicy(mode: SandboxModeName, layers: Layer[], overrides: ConfigOverrides, cwd: string): SandboxPolicy {
   if (overrides.network !== undefined && (mode === "read-only" || mode === "danger-full-access")) {
     throw new UsageError(`--network: not adjustable under sandbox mode ${mode} (use workspace-write or external-sandbox)`);
@@ -429,9 +452,10 @@ function buildSandboxPolicy(mode: SandboxModeName, layers: Layer[], overrides: C
     case "workspace-write": {
       const writableRoots: string[] = [];
       for (const layer of layers) {
-        for (const r of layer.config.sandbox_workspace_write?.writable_roots ?? []) writableRoots.push(resolveFrom(layer, r));
+        for (const r of layer.config.sandbox_workspace_write?.writable_roots ?? []) writableRoots.push(canonicalPath(resolveFrom(layer, r)));
       }
-      for (const r of overrides.writableRoots ?? []) writableRoots.push(path.resolve(cwd, r));
+      // Resolved here, once: the orchestrator is handed real paths and holds them by identity.
+      for (const r of overrides.writableRoots ?? []) writableRoots.push(canonicalPath(path.resolve(cwd, r)));
       input = {
         mode,
         writableRoots,
