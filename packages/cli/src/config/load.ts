@@ -354,7 +354,9 @@ export async function loadConfig(
   return {
     cwd,
     approvalPolicy,
-    sandboxPolicy,
+    // Resolved here, once (after the checks above, which name the roots as written): the orchestrator
+    // is handed real paths and holds them by identity for the whole session.
+    sandboxPolicy: sandboxPolicy.mode === "workspace-write" ? { ...sandboxPolicy, writableRoots: writableRoots.map(canonicalPath) } : sandboxPolicy,
     rules,
     userRulesFile: path.join(userRulesDir(env), "default.rules"),
     configFiles: layers.map((l) => l.file),
@@ -452,10 +454,9 @@ function buildSandboxPolicy(mode: SandboxModeName, layers: Layer[], overrides: C
     case "workspace-write": {
       const writableRoots: string[] = [];
       for (const layer of layers) {
-        for (const r of layer.config.sandbox_workspace_write?.writable_roots ?? []) writableRoots.push(canonicalPath(resolveFrom(layer, r)));
+        for (const r of layer.config.sandbox_workspace_write?.writable_roots ?? []) writableRoots.push(resolveFrom(layer, r));
       }
-      // Resolved here, once: the orchestrator is handed real paths and holds them by identity.
-      for (const r of overrides.writableRoots ?? []) writableRoots.push(canonicalPath(path.resolve(cwd, r)));
+      for (const r of overrides.writableRoots ?? []) writableRoots.push(path.resolve(cwd, r));
       input = {
         mode,
         writableRoots,
