@@ -408,13 +408,30 @@ describe("writable roots named through symlinks", () => {
     expect(config.sandboxPolicy).toMatchObject({ writableRoots: [path.join(ws, "sub"), path.join(ws, "sub", "deep")] });
   });
 
-  it("passes roots from flags and the user config on as real paths, never the link", async () => {
+  it("passes roots from flags and the user config on as real paths, never the link (links outside every writable directory)", async () => {
     const real = path.join(root, "real");
     mkdirSync(real);
-    symlinkSync(real, path.join(ws, "flag-link"));
+    symlinkSync(real, path.join(root, "flag-link"));
     symlinkSync(real, path.join(root, "user-link"));
-    write(userFile, `[sandbox_workspace_write]\nwritable_roots = [${JSON.stringify(path.join(root, "user-link"))}]\n`);
-    const config = await loadConfig({ cwd: ws, writableRoots: ["flag-link"] }, env);
+    // `root` is in /tmp: left out of the writable directories here, so nothing a command runs can re-point these links.
+    write(userFile, `[sandbox_workspace_write]\nexclude_slash_tmp = true\nwritable_roots = [${JSON.stringify(path.join(root, "user-link"))}]\n`);
+    const config = await loadConfig({ cwd: ws, writableRoots: [path.join(root, "flag-link")] }, env);
     expect(config.sandboxPolicy).toMatchObject({ writableRoots: [real, real] });
+  });
+
+  it("refuses a root from the user config or a flag reached through a link in a directory commands can write", async () => {
+    const real = path.join(root, "real");
+    mkdirSync(real);
+    symlinkSync(real, path.join(ws, "link"));
+    const file = write(userFile, `[sandbox_workspace_write]\nwritable_roots = [${JSON.stringify(path.join(ws, "link"))}]\n`);
+    const error = (await loadConfig({ cwd: ws }, env).catch((e: unknown) => e)) as ConfigError;
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toContain(`${file}:2:19`);
+    expect(error.message).toMatch(/reached through the symlink ".*\/ws\/link" .*in ".*\/ws", which sandboxed commands can write/);
+    write(userFile, "");
+    await expect(loadConfig({ cwd: ws, writableRoots: ["link"] }, env)).rejects.toThrow(/--writable-root link: .*which sandboxed commands can write/);
+    // /tmp is writable too (unless excluded): a link there is just as replaceable.
+    symlinkSync(real, path.join(root, "tmp-link"));
+    await expect(loadConfig({ cwd: ws, writableRoots: [path.join(root, "tmp-link")] }, env)).rejects.toThrow(/which sandboxed commands can write/);
   });
 });

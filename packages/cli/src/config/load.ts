@@ -11,7 +11,7 @@ import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, SandboxModeName } from "./names.js";
 import type { ConfigFile } from "./schema.js";
 import { DEFAULT_PROCESS_LIMIT, type ProcessLimitSetting } from "./names.js";
-import { firstLinkOnPath } from "./root-links.js";
+import { firstLinkOnPath, linksOnPath } from "./root-links.js";
 import { findWeakenings, type Baseline, type FlagsGiven } from "./strictness.js";
 import { canonicalPath, isProjectTrusted, trustSnippet } from "./trust.js";
 
@@ -345,6 +345,7 @@ export async function loadConfig(
     if (!sandboxPolicy.excludeTmpdirEnvVar && tmpdir && path.isAbsolute(tmpdir)) rootsReal.push(canonicalPath(tmpdir));
     if (!sandboxPolicy.excludeSlashTmp && process.platform !== "win32") rootsReal.push(canonicalPath("/tmp"));
   }
+  if (sandboxPolicy.mode === "workspace-write") refuseReplaceableLinks(layers, overrides, cwd, rootsReal);
   for (const r of rules) {
     const dir = path.dirname(r.file);
     const dirReal = canonicalPath(dir);
@@ -427,6 +428,40 @@ function refuseLinkedRoots(layer: Layer): void {
       at ? { line: at.line, column: at.column } : {},
     );
   });
+}
+
+/**
+ * A writable root, from any file or flag, reached through a symlink that lies in a directory commands
+ * can write (the workspace, another root, `$TMPDIR`, `/tmp`) is refused: a command could re-point the
+ * link, and the next session would make whatever it names writable. (Within one session the
+ * orchestrator holds each root by identity.)
+ * @throws ConfigError at the entry's file:line:col, or UsageError for `--writable-root`.
+ */
+function refuseReplaceableLinks(layers: Layer[], overrides: ConfigOverrides, cwd: string, writableDirs: readonly string[]): void {
+  const check = (resolved: string, refuse: (why: string) => never) => {
+    for (const { link, target } of linksOnPath(resolved)) {
+      const dir = path.dirname(link);
+      const inside = writableDirs.find((root) => within(root, dir));
+      if (inside === undefined) continue;
+      refuse(
+        `${JSON.stringify(resolved)} is reached through the symlink ${JSON.stringify(link)} (-> ${JSON.stringify(target)}), in ${JSON.stringify(dir)}, ` +
+          `which sandboxed commands can write: one could re-point the link and make another directory writable. Name the directory itself (${JSON.stringify(canonicalPath(resolved))})`,
+      );
+    }
+  };
+  for (const layer of layers) {
+    (layer.config.sandbox_workspace_write?.writable_roots ?? []).forEach((written, index) => {
+      check(resolveFrom(layer, written), (why) => {
+        const at = locateKeyPath(readFileSync(layer.file, "utf8"), ["sandbox_workspace_write", "writable_roots", index], "value");
+        throw new ConfigError(layer.file, `\`sandbox_workspace_write.writable_roots[${index}]\`: ${why}`, at ? { line: at.line, column: at.column } : {});
+      });
+    });
+  }
+  for (const r of overrides.writableRoots ?? []) {
+    check(path.resolve(cwd, r), (why) => {
+      throw new UsageError(`--writable-root ${r}: ${why}`);
+    });
+  }
 }
 
 function buildSandboxPolicy(mode: SandboxModeName, layers: Layer[], overrides: ConfigOverrides, cwd: string): SandboxPolicy {

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 /** A symlink met on the way to a path: the link itself and what it pointed to when looked at. */
@@ -38,4 +38,38 @@ export function firstLinkOnPath(resolved: string, base: string): LinkOnPath | un
     }
   }
   return undefined;
+}
+
+/**
+ * Every symlink met on the way to `p` (absolute), each as the path of the link in its real parent
+ * directory, with what it pointed to. The walk follows each link to carry on below it, and stops at
+ * the first component that does not exist.
+ */
+export function linksOnPath(p: string): LinkOnPath[] {
+  const found: LinkOnPath[] = [];
+  let current = path.parse(p).root;
+  for (const part of path.relative(current, path.resolve(p)).split(path.sep)) {
+    if (part === "") continue;
+    const next = path.join(current, part);
+    let info;
+    try {
+      info = lstatSync(next);
+    } catch {
+      return found;
+    }
+    if (!info.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    let target = "?";
+    try {
+      target = readlinkSync(next);
+      current = realpathSync(next);
+    } catch {
+      found.push({ link: next, target });
+      return found;
+    }
+    found.push({ link: next, target });
+  }
+  return found;
 }
