@@ -419,7 +419,7 @@ function refuseLinkedRoots(layer: Layer): void {
   roots.forEach((written, index) => {
     const found = firstLinkOnPath(resolveFrom(layer, written), layer.base);
     if (!found) return;
-    const at = locateKeyPath(readFileSync(layer.file, "utf8"), ["sandbox_workspace_write", "writable_roots", index], "value");
+    const at = locateKeyPath(readRegularFileSync(layer.file), ["sandbox_workspace_write", "writable_roots", index], "value");
     const via = found.link === resolveFrom(layer, written) ? "is a symlink" : `is reached through the symlink ${JSON.stringify(found.link)}`;
     throw new ConfigError(
       layer.file,
@@ -452,7 +452,7 @@ function refuseReplaceableLinks(layers: Layer[], overrides: ConfigOverrides, cwd
   for (const layer of layers) {
     (layer.config.sandbox_workspace_write?.writable_roots ?? []).forEach((written, index) => {
       check(resolveFrom(layer, written), (why) => {
-        const at = locateKeyPath(readFileSync(layer.file, "utf8"), ["sandbox_workspace_write", "writable_roots", index], "value");
+        const at = locateKeyPath(readRegularFileSync(layer.file), ["sandbox_workspace_write", "writable_roots", index], "value");
         throw new ConfigError(layer.file, `\`sandbox_workspace_write.writable_roots[${index}]\`: ${why}`, at ? { line: at.line, column: at.column } : {});
       });
     });
