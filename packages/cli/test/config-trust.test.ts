@@ -378,3 +378,60 @@ describe("protected paths", () => {
     }
   });
 });
+
+describe("writable roots named through symlinks", () => {
+  it("refuses a project root that is, or is reached through, a symlink: at its file:line:col, trusted or not", async () => {
+    symlinkSync(".", path.join(ws, "link"));
+    symlinkSync(path.join(ws, "sub"), path.join(ws, "via"));
+    mkdirSync(path.join(ws, "sub", "deep"));
+    for (const [entry, message] of [
+      ["link", /writable_roots\[1\]`: "link" is a symlink \(-> "\."\)/],
+      ["via/deep", /writable_roots\[1\]`: "via\/deep" is reached through the symlink ".*\/via"/],
+    ] as const) {
+      const file = writeProject(`[sandbox_workspace_write]\nwritable_roots = [\n  "sub",\n  ${JSON.stringify(entry)},\n]\n`);
+      for (const trusted of [false, true]) {
+        write(userFile, trusted ? trustLines(ws) : "");
+        const error = (await loadConfig({ cwd: ws }, env).catch((e: unknown) => e)) as ConfigError;
+        expect(error).toBeInstanceOf(ConfigError);
+        expect(error.code).toBe("CLI_CONFIG");
+        expect(error.message).toContain(`${file}:4:3`);
+        expect(error.message).toMatch(message);
+      }
+    }
+  });
+
+  it("control: the same entries naming real directories load (in a trusted project)", async () => {
+    mkdirSync(path.join(ws, "sub", "deep"));
+    write(userFile, trustLines(ws));
+    writeProject('[sandbox_workspace_write]\nwritable_roots = ["sub", "sub/deep"]\n');
+    const config = await loadConfig({ cwd: ws }, env);
+    expect(config.sandboxPolicy).toMatchObject({ writableRoots: [path.join(ws, "sub"), path.join(ws, "sub", "deep")] });
+  });
+
+  it("passes roots from flags and the user config on as real paths, never the link (links outside every writable directory)", async () => {
+    const real = path.join(root, "real");
+    mkdirSync(real);
+    symlinkSync(real, path.join(root, "flag-link"));
+    symlinkSync(real, path.join(root, "user-link"));
+    // `root` is in /tmp: left out of the writable directories here, so nothing a command runs can re-point these links.
+    write(userFile, `[sandbox_workspace_write]\nexclude_slash_tmp = true\nwritable_roots = [${JSON.stringify(path.join(root, "user-link"))}]\n`);
+    const config = await loadConfig({ cwd: ws, writableRoots: [path.join(root, "flag-link")] }, env);
+    expect(config.sandboxPolicy).toMatchObject({ writableRoots: [real, real] });
+  });
+
+  it("refuses a root from the user config or a flag reached through a link in a directory commands can write", async () => {
+    const real = path.join(root, "real");
+    mkdirSync(real);
+    symlinkSync(real, path.join(ws, "link"));
+    const file = write(userFile, `[sandbox_workspace_write]\nwritable_roots = [${JSON.stringify(path.join(ws, "link"))}]\n`);
+    const error = (await loadConfig({ cwd: ws }, env).catch((e: unknown) => e)) as ConfigError;
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toContain(`${file}:2:19`);
+    expect(error.message).toMatch(/reached through the symlink ".*\/ws\/link" .*in ".*\/ws", which sandboxed commands can write/);
+    write(userFile, "");
+    await expect(loadConfig({ cwd: ws, writableRoots: ["link"] }, env)).rejects.toThrow(/--writable-root link: .*which sandboxed commands can write/);
+    // /tmp is writable too (unless excluded): a link there is just as replaceable.
+    symlinkSync(real, path.join(root, "tmp-link"));
+    await expect(loadConfig({ cwd: ws, writableRoots: [path.join(root, "tmp-link")] }, env)).rejects.toThrow(/which sandboxed commands can write/);
+  });
+});

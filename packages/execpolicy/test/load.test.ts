@@ -61,6 +61,35 @@ describe("loading files", () => {
     expect((await loadPolicy([f], { cacheDir })).rules.map((r) => r.program)).toEqual(["b"]);
   });
 
+  it("a cache entry is trusted only from a private directory: not through a linked directory or entry, not from one others can write", async () => {
+    const { chmod, mkdir, symlink } = await import("node:fs/promises");
+    const f = join(dir, "forge.rules");
+    await writeFile(f, 'prefix_rule(pattern=["ls"], decision="allow")\n');
+    const forge = async (cacheDir: string) => {
+      await loadPolicy([f], { cacheDir });
+      const [name] = await readdir(cacheDir);
+      const file = join(cacheDir, name!);
+      await writeFile(file, (await readFile(file, "utf8")).replaceAll('"ls"', '"forged"'));
+      return name!;
+    };
+    // Control: in a private directory a changed entry is what the load returns (the cache is trusted).
+    const trusted = join(dir, "cache-trusted");
+    const name = await forge(trusted);
+    expect((await loadPolicy([f], { cacheDir: trusted })).rules.map((r) => r.program)).toEqual(["forged"]);
+    // The same entry behind a linked directory, behind a linked entry, or in a directory others can write: ignored.
+    const linkedDir = join(dir, "cache-link");
+    await symlink(trusted, linkedDir);
+    expect((await loadPolicy([f], { cacheDir: linkedDir })).rules.map((r) => r.program)).toEqual(["ls"]);
+    const linkedEntry = join(dir, "cache-entry-link");
+    await mkdir(linkedEntry, { mode: 0o700 });
+    await symlink(join(trusted, name), join(linkedEntry, name));
+    expect((await loadPolicy([f], { cacheDir: linkedEntry })).rules.map((r) => r.program)).toEqual(["ls"]);
+    const shared = join(dir, "cache-shared");
+    await forge(shared);
+    await chmod(shared, 0o777);
+    expect((await loadPolicy([f], { cacheDir: shared })).rules.map((r) => r.program)).toEqual(["ls"]);
+  });
+
   it("an entry named like this file set but compiled from other inputs is a miss: a key collision can never give a wrong policy", async () => {
     const cacheDir = join(dir, "cache-collide");
     const f = join(dir, "allow.rules");

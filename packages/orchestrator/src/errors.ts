@@ -17,7 +17,8 @@ export type OrchestratorErrorCode =
   | "ORCH_SESSION_NOT_TTY"
   | "ORCH_CONFIG"
   | "ORCH_DECISION_NOT_OFFERED"
-  | "ORCH_WORKSPACE_CHANGED";
+  | "ORCH_WORKSPACE_CHANGED"
+  | "ORCH_WRITABLE_ROOT_CHANGED";
 
 /** The message of anything thrown, for wrapping it in one of our errors or showing it to the model. */
 export function errorMessage(error: unknown): string {
@@ -231,6 +232,40 @@ export class WorkspaceChangedError extends OrchestratorError {
     this.path = expected.path;
     this.expected = { realPath: expected.realPath, dev: expected.dev, ino: expected.ino };
     this.actual = actual;
+  }
+}
+
+/**
+ * A writable root of the session no longer is the directory it was when the session started: its name
+ * now resolves elsewhere (a symlink re-pointed, a directory renamed away and replaced), it was removed,
+ * or a root that did not exist then exists now. Nothing runs: the sandbox would make whatever now sits
+ * under that name writable.
+ */
+export class WritableRootChangedError extends OrchestratorError {
+  /** Where the root came from: `sandboxPolicy.writableRoots.N`, or `TMPDIR`. */
+  readonly field: string;
+  /** The root as configured. */
+  readonly path: string;
+  /** What it was when the session started; undefined when nothing was there. */
+  readonly expected: { realPath: string; dev: number; ino: number } | undefined;
+  /** What it is now; undefined when it no longer resolves to a directory. */
+  readonly actual: { realPath: string; dev: number; ino: number } | undefined;
+  constructor(
+    root: { field: string; path: string; recorded: { realPath: string; dev: number; ino: number } | undefined },
+    actual: { realPath: string; dev: number; ino: number } | undefined,
+  ) {
+    const show = (id: { realPath: string; dev: number; ino: number } | undefined, none: string) =>
+      id ? `${escapeForDisplay(id.realPath)} (dev:ino ${id.dev}:${id.ino})` : none;
+    super(
+      "ORCH_WRITABLE_ROOT_CHANGED",
+      `the writable root ${escapeForDisplay(root.path)} (${root.field}) changed identity since the session started: ` +
+        `it was ${show(root.recorded, "nothing (it did not exist)")}, it is now ${show(actual, "nothing (it no longer resolves to a directory)")}; ` +
+        "refusing to run anything in this session",
+    );
+    this.field = root.field;
+    this.path = root.path;
+    this.expected = root.recorded ? { ...root.recorded } : undefined;
+    this.actual = actual ? { ...actual } : undefined;
   }
 }
 

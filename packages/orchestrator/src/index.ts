@@ -7,6 +7,7 @@ export { Orchestrator, OrchestratorOptionsSchema, type OrchestratorOptions } fro
 export type { NetworkTunnelSplicerSource } from "./network/run-network.js";
 export { defaultProtectedPaths, type ProtectedPathsEnv, type ProtectedPathsInput } from "./workspace/protected-paths.js";
 export type { WorkspaceIdentity } from "./workspace/identity.js";
+export type { DirectoryIdentity, WritableRootIdentity } from "./workspace/root-identity.js";
 export type { UnifiedExecManager } from "./sessions/manager.js";
 // The attempt/retry state machine on its own, for an integrator that starts processes its own way
 // (and the parts it is built from; the orchestrator's public fields have these types).
@@ -85,7 +86,7 @@ export type { ApprovalReason, ApprovalReasonKind, ApprovalReasonRule } from "./a
 export { escapeForDisplay, hasHiddenCharacters } from "./output/escape.js";
 export { TerminalOutputFilter, filterTerminalOutput } from "./output/terminal-filter.js";
 export { sandboxRetryMessage, type SandboxRetryStatus } from "./approval/retry-message.js";
-export { DEFAULT_SPILL_LIMIT_BYTES, spillMarker } from "./output/spill.js";
+export { DEFAULT_SPILL_LIMIT_BYTES, DEFAULT_SPILL_MAX_AGE_MS, defaultSpillDir, spillMarker } from "./output/spill.js";
 
 // Errors (one hierarchy, stable `code`s).
 export {
@@ -107,5 +108,6 @@ export {
   UnknownSessionError,
   UnknownToolError,
   WorkspaceChangedError,
+  WritableRootChangedError,
   type OrchestratorErrorCode,
 } from "./errors.js";

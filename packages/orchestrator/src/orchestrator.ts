@@ -37,6 +37,8 @@ import type { ToolResponse } from "./tools/response.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./tools/schemas.js";
 import { captureWorkspaceIdentity, verifyWorkspaceIdentity } from "./workspace/identity.js";
 import type { WorkspaceIdentity } from "./workspace/identity.js";
+import { holdWritableRoots, verifyWritableRoots } from "./workspace/root-identity.js";
+import type { WritableRootIdentity } from "./workspace/root-identity.js";
 import { defaultProtectedPaths } from "./workspace/protected-paths.js";
 import { NetworkGrantsSchema, normalizeGrants } from "./network/grants.js";
 import { HostApprovals } from "./network/host-approval.js";
@@ -108,7 +110,11 @@ export const OrchestratorOptionsSchema = z.strictObject({
    * off is for tests and integrators that keep their configuration elsewhere.
    */
   defaultProtectedPaths: defaultTrue,
-  /** Where full outputs of truncated results go; `false` disables spilling. Default: a private temp dir. */
+  /**
+   * Where full outputs of truncated results go; `false` disables spilling. Default: a private
+   * directory per session in `defaultSpillDir()` (shellgate's cache directory). Either way it must be
+   * this user's own and writable by nobody else, and it is held read-only in every sandbox.
+   */
   spillDir: z.union([z.literal(false), nonEmpty]).optional(),
   /**
    * Bytes of one output saved at most (default 64 MiB, `DEFAULT_SPILL_LIMIT_BYTES`): one call's
@@ -221,6 +227,11 @@ export class Orchestrator {
   readonly cwd: string;
   /** The workspace's identity when the session started; every call re-checks it. */
   readonly workspace: WorkspaceIdentity;
+  /**
+   * The writable roots (and the commands' `$TMPDIR` when it is one) as they were when the session
+   * started; every call re-checks them. `sandboxPolicy` names them by these real paths.
+   */
+  readonly writableRoots: readonly WritableRootIdentity[];
   readonly approvalPolicy: ApprovalPolicy;
   readonly sandboxPolicy: SandboxPolicy;
   readonly shellEnvironmentPolicy: ShellEnvironmentPolicy;
@@ -249,8 +260,13 @@ export class Orchestrator {
     this.cwd = o.cwd ?? process.cwd();
     this.workspace = captureWorkspaceIdentity(this.cwd);
     this.approvalPolicy = o.approvalPolicy;
-    this.sandboxPolicy = wrapConfig("sandboxPolicy", () => parseSandboxPolicy(o.sandboxPolicy ?? { mode: "workspace-write" }));
+    const sandboxPolicy = wrapConfig("sandboxPolicy", () => parseSandboxPolicy(o.sandboxPolicy ?? { mode: "workspace-write" }));
     this.shellEnvironmentPolicy = parseShellEnvironmentPolicy(o.shellEnvironmentPolicy ?? {}, "shellEnvironmentPolicy");
+    const baseEnv = buildCommandEnv(this.shellEnvironmentPolicy, o.hostEnv ?? process.env);
+    // Resolved once: the sandbox gets the real paths, and every call checks they are still the same directories.
+    const held = holdWritableRoots(sandboxPolicy, baseEnv);
+    this.sandboxPolicy = held.policy;
+    this.writableRoots = Object.freeze(held.roots);
     this.policies = o.policies ?? new PolicyStore(null, []);
     this.sandboxManager = o.sandboxManager ?? new SandboxManager();
     if (!o.sandboxManager) {
@@ -293,14 +309,15 @@ export class Orchestrator {
       events: this.events,
       sandboxPolicyCwd: this.cwd,
       ...(o.sandboxToolCaches === false ? {} : { toolCacheDir: o.sandboxToolCaches ?? sandboxToolCacheDir(process.env) }),
-      verifyWorkspace: () => verifyWorkspaceIdentity(this.workspace),
+      verifyWorkspace: () => this.#verifyIdentities(),
       ...(o.approvalHandler ? { approvalHandler: o.approvalHandler } : {}),
       sessionApprovals: o.sessionApprovals,
-      ...(o.protectedPaths ? { protectedPaths: o.protectedPaths } : {}),
+      // Where the host saves outputs is held read-only too: a command may read a saved output, but
+      // never rename that directory or put a link in its place.
+      ...(o.protectedPaths || this.#spill ? { protectedPaths: [...(o.protectedPaths ?? []), ...(this.#spill ? [this.#spill.location] : [])] } : {}),
       ...(o.userRulesFile ? { userRulesFile: path.resolve(this.cwd, o.userRulesFile) } : {}),
     });
 
-    const baseEnv = buildCommandEnv(this.shellEnvironmentPolicy, o.hostEnv ?? process.env);
     const sessionEnv = withUnifiedExecEnv(baseEnv);
     const requestedShell = o.shell;
     const runtime: ToolRuntime = {
@@ -370,7 +387,8 @@ export class Orchestrator {
    * Run one tool call from a model. Never throws for the model's mistakes or refusals: the response
    * carries the text for the model and, on failure, the typed error (`error.code`). Every call first
    * checks that the workspace is still the directory the session started in (`ORCH_WORKSPACE_CHANGED`
-   * otherwise; nothing runs), and the pipeline checks again right before each sandbox is prepared.
+   * otherwise; nothing runs) and that every writable root is too (`ORCH_WRITABLE_ROOT_CHANGED`), and
+   * the pipeline checks again right before each sandbox is prepared.
    * `onOutput` receives every chunk of a one-shot command's output, uncapped (output delta events stop
    * at `MAX_OUTPUT_DELTAS_PER_CALL`).
    */
@@ -382,12 +400,18 @@ export class Orchestrator {
     // close() cancels in-flight calls too: pending approvals, running one-shot processes, session waits.
     const signal = options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal;
     try {
-      await verifyWorkspaceIdentity(this.workspace);
+      await this.#verifyIdentities();
       const output = await this.registry.dispatch(call, { callId, signal, ...(options.onOutput ? { onOutput: options.onOutput } : {}) });
       return { callId, tool, ...output };
     } catch (error) {
       return errorResponse(callId, tool, error);
     }
+  }
+
+  /** The workspace, then every held writable root: still the directories the session started with. */
+  async #verifyIdentities(): Promise<void> {
+    await verifyWorkspaceIdentity(this.workspace);
+    verifyWritableRoots(this.writableRoots);
   }
 
   /** Whether a call may change the machine (known-safe read-only commands do not). */

@@ -104,7 +104,8 @@ export async function writeProbeCache(file: string, key: ProbeCacheKey, report: 
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, JSON.stringify({ key, report }), { mode: 0o600 });
+    // Exclusive: never written through a name someone else created first.
+    writeFileSync(tmp, JSON.stringify({ key, report }), { mode: 0o600, flag: "wx" });
     renameSync(tmp, file);
   } catch {
     try {

@@ -67,3 +67,13 @@ export function sandboxToolCacheDir(env: UserPathsEnv = process.env, platform: N
     ? path.join(home, "Library", "Caches", SANDBOX_TOOL_CACHE_DIR_NAME)
     : path.join(home, ".cache", SANDBOX_TOOL_CACHE_DIR_NAME);
 }
+
+/**
+ * Where the host side saves full command outputs (the orchestrator's spill, `exec --json`):
+ * `<shellgateCacheDir>/output-<uid>` (`output` where there are no uids). Inside the cache directory,
+ * so every sandbox holds it read-only: a command can read a saved output, never redirect one.
+ */
+export function outputSpillDir(env: UserPathsEnv = process.env): string {
+  const uid = process.getuid?.();
+  return path.join(shellgateCacheDir(env), uid === undefined ? "output" : `output-${uid}`);
+}

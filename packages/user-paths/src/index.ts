@@ -6,6 +6,7 @@ export { codexRulesDir, userConfigDir, userRulesDir } from "./config-dirs.js";
 export {
   codeCacheDir,
   linuxProbeCacheFile,
+  outputSpillDir,
   placeholderLockDir,
   policyCacheDir,
   runFilesDir,

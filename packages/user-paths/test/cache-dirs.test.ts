@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { codeCacheDir, linuxProbeCacheFile, placeholderLockDir, policyCacheDir, runFilesDir, sandboxToolCacheDir, shellgateCacheDir } from "../src/index.js";
+import { codeCacheDir, linuxProbeCacheFile, outputSpillDir, placeholderLockDir, policyCacheDir, runFilesDir, sandboxToolCacheDir, shellgateCacheDir } from "../src/index.js";
 
 describe("shellgateCacheDir", () => {
   it("uses an absolute XDG_CACHE_HOME, else ~/.cache, from HOME", () => {
@@ -11,9 +11,13 @@ describe("shellgateCacheDir", () => {
 
   it("holds every cache file of the host side", () => {
     const env = { HOME: "/h" };
-    for (const p of [policyCacheDir(env), linuxProbeCacheFile(env), placeholderLockDir(env), codeCacheDir(env), runFilesDir(env)]) {
+    for (const p of [policyCacheDir(env), linuxProbeCacheFile(env), placeholderLockDir(env), codeCacheDir(env), runFilesDir(env), outputSpillDir(env)]) {
       expect(p.startsWith(`${shellgateCacheDir(env)}${path.sep}`), p).toBe(true);
     }
+  });
+
+  it("names the saved-output directory per user", () => {
+    expect(outputSpillDir({ HOME: "/h" })).toBe(path.join("/h/.cache/shellgate", process.getuid ? `output-${process.getuid()}` : "output"));
   });
 
   it("lets SHELLGATE_POLICY_CACHE_DIR move the policy cache, resolved", () => {

@@ -11,6 +11,7 @@ import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, SandboxModeName } from "./names.js";
 import type { ConfigFile } from "./schema.js";
 import { DEFAULT_PROCESS_LIMIT, type ProcessLimitSetting } from "./names.js";
+import { firstLinkOnPath, linksOnPath } from "./root-links.js";
 import { findWeakenings, type Baseline, type FlagsGiven } from "./strictness.js";
 import { canonicalPath, isProjectTrusted, trustSnippet } from "./trust.js";
 
@@ -279,6 +280,7 @@ export async function loadConfig(
         );
       }
       const layer: Layer = { file: projectFile, base: cwd, home, config: projectConfig };
+      refuseLinkedRoots(layer);
       const trusted = isProjectTrusted(userConfig, userFile, cwd);
       if (!trusted) {
         const baseline = baselineOf(merge(userLayers, overrides, cwd), userLayers, cwd);
@@ -343,6 +345,7 @@ export async function loadConfig(
     if (!sandboxPolicy.excludeTmpdirEnvVar && tmpdir && path.isAbsolute(tmpdir)) rootsReal.push(canonicalPath(tmpdir));
     if (!sandboxPolicy.excludeSlashTmp && process.platform !== "win32") rootsReal.push(canonicalPath("/tmp"));
   }
+  if (sandboxPolicy.mode === "workspace-write") refuseReplaceableLinks(layers, overrides, cwd, rootsReal);
   for (const r of rules) {
     const dir = path.dirname(r.file);
     const dirReal = canonicalPath(dir);
@@ -352,7 +355,9 @@ export async function loadConfig(
   return {
     cwd,
     approvalPolicy,
-    sandboxPolicy,
+    // Resolved here, once (after the checks above, which name the roots as written): the orchestrator
+    // is handed real paths and holds them by identity for the whole session.
+    sandboxPolicy: sandboxPolicy.mode === "workspace-write" ? { ...sandboxPolicy, writableRoots: writableRoots.map(canonicalPath) } : sandboxPolicy,
     rules,
     userRulesFile: path.join(userRulesDir(env), "default.rules"),
     configFiles: layers.map((l) => l.file),
@@ -402,6 +407,61 @@ async function normalizeDomains(merged: Merged, layers: Layer[]): Promise<Effect
     return [...seen.values()];
   };
   return { allow: one(merged.networkAllow, "allow"), deny: one(merged.networkDeny, "deny") };
+}
+
+/**
+ * A writable root a project file names through a symlink is refused, trusted project or not: a
+ * command the root lets write could re-point the link, and the root would be whatever it then names.
+ * @throws ConfigError at the entry's file:line:col, naming the link and where it points.
+ */
+function refuseLinkedRoots(layer: Layer): void {
+  const roots = layer.config.sandbox_workspace_write?.writable_roots ?? [];
+  roots.forEach((written, index) => {
+    const found = firstLinkOnPath(resolveFrom(layer, written), layer.base);
+    if (!found) return;
+    const at = locateKeyPath(readRegularFileSync(layer.file), ["sandbox_workspace_write", "writable_roots", index], "value");
+    const via = found.link === resolveFrom(layer, written) ? "is a symlink" : `is reached through the symlink ${JSON.stringify(found.link)}`;
+    throw new ConfigError(
+      layer.file,
+      `\`sandbox_workspace_write.writable_roots[${index}]\`: ${JSON.stringify(written)} ${via} (-> ${JSON.stringify(found.target)}); ` +
+        `a sandboxed command could re-point the link and make another directory writable. Name the directory itself (${JSON.stringify(canonicalPath(resolveFrom(layer, written)))})`,
+      at ? { line: at.line, column: at.column } : {},
+    );
+  });
+}
+
+/**
+ * A writable root, from any file or flag, reached through a symlink that lies in a directory commands
+ * can write (the workspace, another root, `$TMPDIR`, `/tmp`) is refused: a command could re-point the
+ * link, and the next session would make whatever it names writable. (Within one session the
+ * orchestrator holds each root by identity.)
+ * @throws ConfigError at the entry's file:line:col, or UsageError for `--writable-root`.
+ */
+function refuseReplaceableLinks(layers: Layer[], overrides: ConfigOverrides, cwd: string, writableDirs: readonly string[]): void {
+  const check = (resolved: string, refuse: (why: string) => never) => {
+    for (const { link, target } of linksOnPath(resolved)) {
+      const dir = path.dirname(link);
+      const inside = writableDirs.find((root) => within(root, dir));
+      if (inside === undefined) continue;
+      refuse(
+        `${JSON.stringify(resolved)} is reached through the symlink ${JSON.stringify(link)} (-> ${JSON.stringify(target)}), in ${JSON.stringify(dir)}, ` +
+          `which sandboxed commands can write: one could re-point the link and make another directory writable. Name the directory itself (${JSON.stringify(canonicalPath(resolved))})`,
+      );
+    }
+  };
+  for (const layer of layers) {
+    (layer.config.sandbox_workspace_write?.writable_roots ?? []).forEach((written, index) => {
+      check(resolveFrom(layer, written), (why) => {
+        const at = locateKeyPath(readRegularFileSync(layer.file), ["sandbox_workspace_write", "writable_roots", index], "value");
+        throw new ConfigError(layer.file, `\`sandbox_workspace_write.writable_roots[${index}]\`: ${why}`, at ? { line: at.line, column: at.column } : {});
+      });
+    });
+  }
+  for (const r of overrides.writableRoots ?? []) {
+    check(path.resolve(cwd, r), (why) => {
+      throw new UsageError(`--writable-root ${r}: ${why}`);
+    });
+  }
 }
 
 function buildSandboxPolicy(mode: SandboxModeName, layers: Layer[], overrides: ConfigOverrides, cwd: string): SandboxPolicy {

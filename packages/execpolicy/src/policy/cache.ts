@@ -10,6 +10,7 @@
  * overwritten on the next successful parse); writes are atomic (temp file + rename) and the
  * directory is created private (0700) because its contents decide what commands may run.
  */
+import { lstatSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { policyCacheDir } from "@shellgate/user-paths";
@@ -97,10 +98,26 @@ function decode(raw: unknown, key: string, inputs: string): PolicyContents | und
   return { files: c.files, rules, hostExecutables, networkRules: c.networkRules };
 }
 
-/** Look up compiled contents; `undefined` on any miss or problem. */
+/**
+ * Whether `dir` is a real directory (not a link) owned by this user and writable by no one else: only
+ * then are its entries trusted, or new ones written. The default location is also held read-only in
+ * every sandbox; this keeps a cache directory set elsewhere from being read through a planted link.
+ */
+function privateDir(dir: string): boolean {
+  try {
+    const info = lstatSync(dir);
+    const uid = process.getuid?.();
+    return info.isDirectory() && (uid === undefined || info.uid === uid) && (process.platform === "win32" || (info.mode & 0o022) === 0);
+  } catch {
+    return false;
+  }
+}
+
+/** Look up compiled contents; `undefined` on any miss or problem (a directory that is not private is a miss). */
 export async function readCache(dir: string, inputs: string): Promise<PolicyContents | undefined> {
   const key = cacheKey(inputs);
   try {
+    if (!privateDir(dir)) return undefined;
     // Synchronous for the same start-up reason as `readPolicySources`.
     // Entries are written by rename, never as links: a link or anything but a regular file is no entry.
     return decode(JSON.parse(readRegularFileSync(join(dir, `${key}.json`), { followLinks: false }).toString("utf8")), key, inputs);
@@ -128,8 +145,10 @@ export async function writeCache(dir: string, inputs: string, contents: PolicyCo
     // code it loads) is a measurable part of a `policy-check` answered from the cache.
     const { mkdir, rename, writeFile } = await import("node:fs/promises");
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (!privateDir(dir)) return;
     const tmp = join(dir, `.${key}.${process.pid}.${Date.now()}.tmp`);
-    await writeFile(tmp, JSON.stringify(entry), { mode: 0o600 });
+    // Exclusive: never written through a name someone else created first.
+    await writeFile(tmp, JSON.stringify(entry), { mode: 0o600, flag: "wx" });
     await rename(tmp, join(dir, `${key}.json`));
   } catch {
     // Read-only home, full disk...: the cache is an optimisation only.

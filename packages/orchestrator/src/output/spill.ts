@@ -1,10 +1,11 @@
 // `fs.promises` is read where it is used: importing node:fs/promises would load it on every CLI start.
 import fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { OrchestratorConfigError } from "../errors.js";
+import { outputSpillDir, type UserPathsEnv } from "@shellgate/user-paths";
+import { checkPrivateDir, createPrivateFile, ensurePrivateDir, removeExpired, UnfitDirectoryError, type PrivateDir } from "./private-dir.js";
 
 /**
  * Default cap of one saved output: 64 MiB. It holds every realistic build or test log many times
@@ -23,12 +24,36 @@ export const DEFAULT_SPILL_LIMIT_BYTES = 64 * 1024 * 1024;
  */
 export const DEFAULT_SPILL_MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
+/**
+ * How long a saved output left behind by a session that never closed (killed, crashed) is kept: 24
+ * hours. A session removes its own files when it closes; the next session to save anything removes
+ * leftovers older than this from the default location.
+ */
+export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The default spill location: `output-<uid>` (`output` where there are no uids) in shellgate's cache
+ * directory (`$XDG_CACHE_HOME/shellgate`, else `~/.cache/shellgate`). It lies outside every writable
+ * root or, where a root contains it, in a directory every sandbox holds read-only: a sandboxed command
+ * can read a saved output, but can neither rename the directory nor put a link in its place. Each
+ * session saves into a private directory of its own inside it.
+ */
+export function defaultSpillDir(env: UserPathsEnv = process.env): string {
+  return outputSpillDir(env);
+}
+
 const positiveInt = z.number().int().positive();
 
 /** Options of an `OutputSpill`, validated at construction. */
 export const OutputSpillOptionsSchema = z.strictObject({
-  /** Where to write; default a fresh private `shellgate-output-*` directory under the OS temp dir. */
+  /**
+   * Where to write; default a private directory of this spill's own inside `defaultSpillDir()`.
+   * Either way the directory must be this user's own, a real directory (not a link) writable by
+   * nobody else, and files are created without following a link.
+   */
   dir: z.string().min(1).optional(),
+  /** Age past which files left in the default location by sessions that never closed are removed. */
+  maxAgeMs: positiveInt.default(DEFAULT_SPILL_MAX_AGE_MS),
   /** Bytes of one output saved at most; the file then ends with a marker line. */
   limitBytes: positiveInt.default(DEFAULT_SPILL_LIMIT_BYTES),
   /** Bytes accepted but not yet written, at most (see `DEFAULT_SPILL_MAX_QUEUED_BYTES`). */
@@ -115,14 +140,17 @@ export function describeSpill(summary: SpillSummary, options: { responseStart?: 
 /**
  * Saves the full output of commands whose output the model only sees truncated, so it can page it
  * with ordinary tools. Output is streamed to the file as it arrives (`open()`), up to `limitBytes`;
- * files are private (0600) in a private (0700) directory. A directory the spill created itself is
- * removed by `dispose()`; a caller-supplied directory is left alone.
+ * files are private (0600) in a private (0700) directory, created with O_EXCL|O_NOFOLLOW only while
+ * that directory is still the one that was checked (see `private-dir.ts`): the host never writes
+ * through a name a command could have replaced. A directory the spill created itself is removed by
+ * `dispose()`; a caller-supplied directory is left alone.
  */
 export class OutputSpill {
   readonly limitBytes: number;
   readonly maxQueuedBytes: number;
+  readonly maxAgeMs: number;
   readonly #configuredDir: string | undefined;
-  #dir: Promise<string> | undefined;
+  #dir: Promise<PrivateDir> | undefined;
   #owned = false;
   #counter = 0;
   readonly #open = new Set<SpillStream>();
@@ -138,6 +166,12 @@ export class OutputSpill {
     this.#configuredDir = parsed.data.dir;
     this.limitBytes = parsed.data.limitBytes;
     this.maxQueuedBytes = parsed.data.maxQueuedBytes;
+    this.maxAgeMs = parsed.data.maxAgeMs;
+  }
+
+  /** The directory this spill saves into (or its parent, for the default location, before the first save). */
+  get location(): string {
+    return this.#configuredDir !== undefined ? path.resolve(this.#configuredDir) : defaultSpillDir();
   }
 
   /**
@@ -173,7 +207,7 @@ export class OutputSpill {
 
   /** The directory in use, if one has been created yet. */
   async directory(): Promise<string | undefined> {
-    return this.#dir;
+    return this.#dir ? (await this.#dir.catch(() => undefined))?.path : undefined;
   }
 
   /** Close every open stream, then remove the directory when the spill created it. */
@@ -182,25 +216,38 @@ export class OutputSpill {
     if (!this.#dir || !this.#owned) return;
     const dir = await this.#dir.catch(() => undefined);
     this.#dir = undefined;
-    if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
+    // Removed only while it is the directory that was made: a link found in its place is left alone.
+    if (dir && (await checkPrivateDir(dir.path).then((d) => d.dev === dir.dev && d.ino === dir.ino).catch(() => false))) {
+      await fs.promises.rm(dir.path, { recursive: true, force: true });
+    }
   }
 
   async #createFile(name: string): Promise<{ file: string; handle: FileHandle }> {
-    const dir = await this.#directory();
+    let dir = await this.#directory();
     this.#counter += 1;
     const safeId = name.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64) || "call";
-    const file = path.join(dir, `${safeId}-${this.#counter}.txt`);
-    return { file, handle: await fs.promises.open(file, "wx", 0o600) };
+    const file = `${safeId}-${this.#counter}.txt`;
+    if (this.#owned && !fs.existsSync(dir.path)) {
+      // Another session's age cleanup removed this long-idle directory: make it again, privately.
+      await fs.promises.mkdir(dir.path, { mode: 0o700 }).catch(() => undefined);
+      dir = await checkPrivateDir(dir.path);
+      this.#dir = Promise.resolve(dir);
+    }
+    return createPrivateFile(dir, file);
   }
 
-  #directory(): Promise<string> {
+  #directory(): Promise<PrivateDir> {
     if (!this.#dir) {
       if (this.#configuredDir !== undefined) {
-        const dir = path.resolve(this.#configuredDir);
-        this.#dir = fs.promises.mkdir(dir, { recursive: true, mode: 0o700 }).then(() => dir);
+        this.#dir = ensurePrivateDir(path.resolve(this.#configuredDir));
       } else {
         this.#owned = true;
-        this.#dir = fs.promises.mkdtemp(path.join(os.tmpdir(), "shellgate-output-"));
+        const base = defaultSpillDir();
+        this.#dir = ensurePrivateDir(base).then(async () => {
+          await removeExpired(base, this.maxAgeMs);
+          const made = await fs.promises.mkdtemp(path.join(base, "session-"));
+          return checkPrivateDir(made);
+        });
       }
       // A failed mkdir must be retried on the next save, not cached forever.
       this.#dir.catch(() => {
@@ -387,7 +434,7 @@ export class SpillStream {
       }
     } catch (error) {
       this.#stopped = "error";
-      this.#error = (error as NodeJS.ErrnoException).code ?? String(error);
+      this.#error = error instanceof UnfitDirectoryError ? `${error.code}: ${error.message}` : ((error as NodeJS.ErrnoException).code ?? String(error));
       // A batch may have been written in part: cut the file back to the bytes counted as saved.
       await this.#handle?.truncate(Math.min(this.#accepted, this.#written)).catch(() => undefined);
       this.#queue = [];

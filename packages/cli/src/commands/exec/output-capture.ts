@@ -1,6 +1,6 @@
-import { closeSync, mkdtempSync, openSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
-import os from "node:os";
+import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
+import { defaultSpillDir } from "@shellgate/orchestrator";
 import { decodeLossy, HeadTailBuffer } from "@shellgate/pty";
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -35,24 +35,65 @@ export interface CapturedStream {
   fullOutputFile?: string;
 }
 
+/** A directory's device and inode, looked at without following a link; throws unless it is this user's own private directory. */
+function privateDirIdentity(dir: string): { dev: number; ino: number } {
+  const info = lstatSync(dir);
+  const uid = process.getuid?.();
+  if (!info.isDirectory()) throw new Error(`${dir} is not a directory (a symlink is not accepted)`);
+  if (uid !== undefined && info.uid !== uid) throw new Error(`${dir} is owned by uid ${info.uid}, not by this user (${uid})`);
+  if (process.platform !== "win32" && (info.mode & 0o022) !== 0) throw new Error(`${dir} is writable by group or others`);
+  return { dev: info.dev, ino: info.ino };
+}
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
 /**
  * Captures a command's stdout and stderr for `--json` with bounded memory: a head+tail buffer per
  * stream for the JSON, and every byte written as it arrives to a private file (a 0700 directory,
- * 0600 files) that is kept only for a stream that did not fit.
+ * 0600 files) that is kept only for a stream that did not fit. The directory is made in the
+ * orchestrator's spill location (shellgate's cache directory, held read-only in every sandbox), never
+ * in a temp directory the command can write; files kept there are removed after 24 hours by a later
+ * session. Removal at the end happens only while the directory is still the one that was made.
  */
 export class JsonOutputCapture {
-  readonly #dir: string;
-  readonly #streams: Record<"stdout" | "stderr", { buffer: HeadTailBuffer; file: string; fd: number | undefined }>;
+  /** The capture's directory and its identity; undefined when none could be made (`#failure` says why). */
+  readonly #dir: { path: string; dev: number; ino: number } | undefined;
+  readonly #failure: string | undefined;
+  readonly #streams: Record<"stdout" | "stderr", { buffer: HeadTailBuffer; file: string | undefined; fd: number | undefined }>;
 
-  /** `tmpdir`: where the spill directory is made (default the OS temp dir). */
-  constructor(options: { capBytes?: number; tmpdir?: string } = {}) {
+  /** `parent`: where the capture's own directory is made (default the orchestrator's `defaultSpillDir()`). */
+  constructor(options: { capBytes?: number; parent?: string } = {}) {
     const cap = options.capBytes ?? JSON_OUTPUT_CAP_BYTES;
-    this.#dir = mkdtempSync(path.join(options.tmpdir ?? os.tmpdir(), "shellgate-exec-"));
+    const parent = options.parent ?? defaultSpillDir();
+    let dir: { path: string; dev: number; ino: number } | undefined;
+    let failure: string | undefined;
+    try {
+      mkdirSync(parent, { recursive: true, mode: 0o700 });
+      privateDirIdentity(parent);
+      const made = mkdtempSync(path.join(parent, "exec-"));
+      dir = { path: made, ...privateDirIdentity(made) };
+    } catch (error) {
+      // The JSON still carries the head and tail; it says the rest could not be kept, and why.
+      failure = (error as Error).message;
+    }
+    this.#dir = dir;
+    this.#failure = failure;
     const open = (name: string) => {
-      const file = path.join(this.#dir, name);
-      return { buffer: new HeadTailBuffer(cap), file, fd: openSync(file, "wx", 0o600) };
+      const file = dir ? path.join(dir.path, name) : undefined;
+      return { buffer: new HeadTailBuffer(cap), file, fd: file ? openSync(file, CREATE, 0o600) : undefined };
     };
     this.#streams = { stdout: open("stdout.txt"), stderr: open("stderr.txt") };
+  }
+
+  /** Whether the directory is still the one that was made (not renamed away, not a link in its place). */
+  #unchanged(): boolean {
+    if (!this.#dir) return false;
+    try {
+      const now = privateDirIdentity(this.#dir.path);
+      return now.dev === this.#dir.dev && now.ino === this.#dir.ino;
+    } catch {
+      return false;
+    }
   }
 
   /** Take the next chunk of `stream`. */
@@ -66,6 +107,8 @@ export class JsonOutputCapture {
   finish(): Record<"stdout" | "stderr", CapturedStream> {
     const result = {} as Record<"stdout" | "stderr", CapturedStream>;
     let kept = 0;
+    // Nothing is removed by name from a directory that is no longer ours: that name could lead anywhere.
+    const unchanged = this.#unchanged();
     for (const name of ["stdout", "stderr"] as const) {
       const s = this.#streams[name];
       if (s.fd !== undefined) closeSync(s.fd);
@@ -75,14 +118,15 @@ export class JsonOutputCapture {
         kept += 1;
         const head = decodeLossy(b.headBytesCopy());
         const tail = decodeLossy(b.tailBytesCopy());
-        const marker = `\n... ${b.droppedBytes} bytes omitted; the whole ${name} (${b.totalBytes} bytes) is in ${s.file} ...\n`;
-        result[name] = { text: `${head}${marker}${tail}`, totalBytes: b.totalBytes, fullOutputFile: s.file };
+        const where = s.file !== undefined ? `is in ${s.file}` : `could not be saved (${this.#failure ?? "no directory"})`;
+        const marker = `\n... ${b.droppedBytes} bytes omitted; the whole ${name} (${b.totalBytes} bytes) ${where} ...\n`;
+        result[name] = { text: `${head}${marker}${tail}`, totalBytes: b.totalBytes, ...(s.file !== undefined ? { fullOutputFile: s.file } : {}) };
       } else {
-        unlinkSync(s.file);
+        if (unchanged && s.file !== undefined) unlinkSync(s.file);
         result[name] = { text: decodeLossy(b.toBytes()), totalBytes: b.totalBytes };
       }
     }
-    if (kept === 0) rmdirSync(this.#dir);
+    if (kept === 0 && unchanged && this.#dir) rmdirSync(this.#dir.path);
     return result;
   }
 }
