@@ -83,7 +83,7 @@ export type { ApprovalReason, ApprovalReasonKind, ApprovalReasonRule } from "./a
 
 // Showing things to people.
 export { escapeForDisplay, hasHiddenCharacters } from "./output/escape.js";
-export { TerminalOutputFilter, filterTerminalOutput } from "./output/terminal-filter.js";
+export { TerminalOutputFilter, filterTerminalOutput, type TerminalOutputFilterOptions } from "./output/terminal-filter.js";
 export { sandboxRetryMessage, type SandboxRetryStatus } from "./approval/retry-message.js";
 export { DEFAULT_SPILL_LIMIT_BYTES, spillMarker } from "./output/spill.js";
 
