@@ -63,7 +63,11 @@ export class TmuxPane {
   }
 
   #tmux(args: string[]): string {
-    return execFileSync("tmux", ["-S", this.#socket, ...args], { encoding: "utf8", env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", TERM: "xterm-256color" } });
+    return execFileSync("tmux", ["-S", this.#socket, ...args], {
+      encoding: "utf8",
+      // tmux runs a pane's command with $SHELL, else the account's login shell: nobody's is nologin.
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", TERM: "xterm-256color", SHELL: "/bin/sh" },
+    });
   }
 }
 

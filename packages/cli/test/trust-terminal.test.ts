@@ -61,6 +61,9 @@ describe.skipIf(skip !== undefined)(`a prompt on a person's terminal (tmux, real
     const pane = execPane(["--rules", rules, "--", "sh", script]);
     expect(await pane.waitFor(MENU)).toBe(true);
     expect(await eventually(() => existsSync(marker), 300)).toBe(true);
+    // The bytes are in shellgate's pipe now; a moment more lets it read them (the checks after the
+    // answer hold either way: they show what those bytes did).
+    await new Promise((resolve) => setTimeout(resolve, 500));
     // The attack has been printed by now; the screen still shows the real prompt, and only it.
     const during = pane.screen();
     expect(during).toContain("shellgate: a sandboxed command wants to reach ask.test:443");
