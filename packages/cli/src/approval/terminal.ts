@@ -32,7 +32,10 @@ export interface PromptScreen {
 
 /**
  * Written before every prompt: default rendition (an SGR left on by output, conceal above all, would
- * hide the prompt), a visible cursor, and the start of the line.
+ * hide the prompt), a visible cursor, and the start of the line. Leaving the alternate screen and
+ * resetting the scroll region are not sent: command output reaches the terminal only through
+ * `TerminalOutputFilter`, which drops the sequences that set them, and both resets move the cursor
+ * (to the saved position, to the top) on common terminals.
  */
 export const PROMPT_PREAMBLE = "\u001b[0m\u001b[?25h\r";
 
