@@ -11,16 +11,20 @@ type Stream = "stdout" | "stderr";
 const LF = 0x0a;
 /** A record in the spill file: stream (1 byte), length (4 bytes, big-endian), then the bytes. */
 const RECORD_HEADER_BYTES = 5;
+/** Most bytes read back from the spill file at once, whatever length a record claims. */
+const REPLAY_PIECE_BYTES = 64 * 1024;
 
 /**
  * The command output `shellgate exec` writes to a person's terminal, arranged around approval
  * prompts: while a prompt is on screen the output is held (in order, across both streams) and written
  * after the answer, so nothing the command prints can draw over the prompt while it is read. Memory
  * is bounded: past `HELD_MEMORY_BYTES` the held output goes to a 0600 file in a 0700 directory,
- * read back and removed on release.
+ * read back in bounded pieces and removed on release. Held bytes are the command's raw output: the
+ * terminal filter runs in `write`, when they are written, so a spill file changed meanwhile (the
+ * temp directory may be one the sandbox can write) gets no further than the output itself could.
  */
 export class HeldTerminalOutput implements PromptScreen {
-  readonly #write: (stream: Stream, data: Uint8Array) => void;
+  readonly #write: (stream: Stream, data: Uint8Array) => Uint8Array;
   readonly #memoryCap: number;
   readonly #tmpdir: string;
   #holding = false;
@@ -31,10 +35,10 @@ export class HeldTerminalOutput implements PromptScreen {
   #atLineStart = true;
 
   /**
-   * `write` puts bytes on the terminal (it may throw: the caller's write error handling stays its
-   * own). `memoryCap` and `tmpdir` are for tests.
+   * `write` filters bytes, puts them on the terminal and returns what it wrote (it may throw: the
+   * caller's write error handling stays its own). `memoryCap` and `tmpdir` are for tests.
    */
-  constructor(write: (stream: Stream, data: Uint8Array) => void, options: { memoryCap?: number; tmpdir?: string } = {}) {
+  constructor(write: (stream: Stream, data: Uint8Array) => Uint8Array, options: { memoryCap?: number; tmpdir?: string } = {}) {
     this.#write = write;
     this.#memoryCap = options.memoryCap ?? HELD_MEMORY_BYTES;
     this.#tmpdir = options.tmpdir ?? os.tmpdir();
@@ -93,8 +97,8 @@ export class HeldTerminalOutput implements PromptScreen {
   }
 
   #emit(stream: Stream, data: Uint8Array): void {
-    this.#atLineStart = data[data.byteLength - 1] === LF;
-    this.#write(stream, data);
+    const written = this.#write(stream, data);
+    if (written.byteLength > 0) this.#atLineStart = written[written.byteLength - 1] === LF;
   }
 
   #openSpill(): { dir: string; fd: number } {
@@ -105,14 +109,20 @@ export class HeldTerminalOutput implements PromptScreen {
   #replay(fd: number): void {
     let position = 0;
     const header = new Uint8Array(RECORD_HEADER_BYTES);
+    const piece = new Uint8Array(REPLAY_PIECE_BYTES);
     for (;;) {
       if (readFully(fd, header, position) < RECORD_HEADER_BYTES) return;
       position += RECORD_HEADER_BYTES;
-      const length = new DataView(header.buffer).getUint32(1);
-      const data = new Uint8Array(length);
-      readFully(fd, data, position);
-      position += length;
-      this.#emit(header[0] === 1 ? "stdout" : "stderr", data);
+      const stream = header[0] === 1 ? "stdout" : "stderr";
+      let left = new DataView(header.buffer).getUint32(1);
+      while (left > 0) {
+        const n = readFully(fd, piece.subarray(0, Math.min(left, piece.byteLength)), position);
+        if (n === 0) return;
+        position += n;
+        left -= n;
+        // A copy: `write` may keep what it is given, and the piece is read into again.
+        this.#emit(stream, piece.slice(0, n));
+      }
     }
   }
 }

@@ -83,14 +83,14 @@ export async function runExec(
       }
     }
   };
-  // What goes to a terminal waits while a prompt is on screen (a pipe or file is no one's screen).
-  const held = new HeldTerminalOutput(emit);
+  // What goes to a terminal waits while a prompt is on screen (a pipe or file is no one's screen),
+  // and is filtered as it is written.
+  const held = new HeldTerminalOutput((stream, raw) => {
+    const out = filters[stream]?.push(raw) ?? raw;
+    emit(stream, out);
+    return out;
+  });
   let terminalOutput = false;
-  const toTerminal = (stream: "stdout" | "stderr", data: Uint8Array) => {
-    if (readerGone || data.byteLength === 0) return;
-    terminalOutput = true;
-    held.push(stream, data);
-  };
   const approvalHandler = interactive
     ? createTerminalPrompt({ input: process.stdin, output: process.stderr, userRulesFile: config.userRulesFile, screen: held })
     : undefined;
@@ -109,9 +109,10 @@ export async function runExec(
   const capture = options.json ? new JsonOutputCapture() : undefined;
   const onOutput = (stream: "stdout" | "stderr", chunk: Uint8Array) => {
     if (capture) return capture.push(stream, chunk);
-    const filter = filters[stream];
-    if (filter) toTerminal(stream, filter.push(chunk));
-    else emit(stream, chunk);
+    if (!filters[stream]) return emit(stream, chunk);
+    if (readerGone || chunk.byteLength === 0) return;
+    terminalOutput = true;
+    held.push(stream, chunk);
   };
   let end: Extract<OrchestratorEvent, { type: "exec.end" }> | undefined;
   let trace: DecisionTrace | undefined;
@@ -166,7 +167,7 @@ export async function runExec(
     held.dispose();
     for (const stream of ["stdout", "stderr"] as const) {
       const rest = filters[stream]?.end();
-      if (rest) toTerminal(stream, rest);
+      if (rest) emit(stream, rest);
     }
     // shellgate's own lines follow on stderr: in the default rendition, whatever the output left set.
     if (filters.stderr && terminalOutput) emit("stderr", SGR_RESET);

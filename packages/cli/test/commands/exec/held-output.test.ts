@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,7 +10,13 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 function recorder(options: { memoryCap?: number } = {}) {
   const written: string[] = [];
-  const held = new HeldTerminalOutput((stream, data) => written.push(`${stream}:${Buffer.from(data).toString()}`), { ...options, tmpdir: tmp });
+  const held = new HeldTerminalOutput(
+    (stream, data) => {
+      written.push(`${stream}:${Buffer.from(data).toString()}`);
+      return data;
+    },
+    { ...options, tmpdir: tmp },
+  );
   return { written, held };
 }
 
@@ -51,6 +57,20 @@ describe("HeldTerminalOutput", () => {
     held.release();
     expect(written).toEqual(["stdout:123", "stderr:45", "stdout:6789"]);
     expect(readdirSync(tmp).filter((n) => n.startsWith("shellgate-held-"))).toEqual([]);
+  });
+
+  it("a spill file changed while held is read back in bounded pieces, all through `write`", () => {
+    const { written, held } = recorder({ memoryCap: 1 });
+    held.hold();
+    held.push("stdout", enc("ab"));
+    const dir = readdirSync(tmp).find((n) => n.startsWith("shellgate-held-"))!;
+    // A record that claims 4 GiB: read back, it is what the file holds, in pieces of at most 64 KiB.
+    const forged = Buffer.concat([Buffer.from([1, 0xff, 0xff, 0xff, 0xff]), Buffer.alloc(100_000, 0x78)]);
+    writeFileSync(path.join(tmp, dir, "output"), forged);
+    held.release();
+    const pieces = written.map((w) => w.slice("stdout:".length));
+    expect(pieces.join("")).toBe("x".repeat(100_000));
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(64 * 1024);
   });
 
   it("a release without a hold writes nothing and changes nothing", () => {
