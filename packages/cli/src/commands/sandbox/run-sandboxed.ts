@@ -12,8 +12,10 @@ import {
   type SandboxPolicyInput,
   type TransformOptions,
 } from "@shellgate/sandbox";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { buildCommandEnv } from "@shellgate/orchestrator/env";
-import { loadShellEnvironmentPolicy } from "../../config/load.js";
+import { CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir } from "../../config/paths.js";
 import { SANDBOX_BACKENDS, createSandboxManager } from "../../sandbox-backends.js";
 import type { SandboxCommandRequest } from "./args.js";
 import { sandboxProtectedPaths } from "./protected-paths.js";
@@ -52,7 +54,16 @@ function policyFor(request: RunRequest): SandboxPolicyInput {
  * @throws ConfigError, UntrustedProjectConfigError (a project file that would loosen the policy).
  */
 export async function commandEnv(cwd: string): Promise<Record<string, string>> {
-  return buildCommandEnv((await loadShellEnvironmentPolicy(cwd)) ?? {}, process.env);
+  return buildCommandEnv((await configuredEnvPolicy(cwd)) ?? {}, process.env);
+}
+
+async function configuredEnvPolicy(cwd: string) {
+  // Most runs have no config file: the configuration code (and its schemas) loads only when one is
+  // there, which is where `loadConfig` would read it too.
+  const files = [path.join(userConfigDir(process.env), CONFIG_FILE_NAME), path.join(cwd, PROJECT_DIR_NAME, CONFIG_FILE_NAME)];
+  if (!files.some((file) => existsSync(file))) return undefined;
+  const { loadShellEnvironmentPolicy } = await import("../../config/load.js");
+  return loadShellEnvironmentPolicy(cwd);
 }
 
 const PLATFORM_NAMES: Partial<Record<NodeJS.Platform, string>> = { linux: "Linux", darwin: "macOS", win32: "Windows" };
