@@ -68,6 +68,17 @@ describe("approval prompt text", () => {
     expect(amendmentRuleLine(["echo", "Hello, world!"])).toBe('prefix_rule(pattern=["echo", "Hello, world!"], decision="allow")');
   });
 
+  it("an interactive session says that approving covers every later input, and where it runs", () => {
+    const session: PromptRequest = { argv: ["bash", "-i"], cwd: "/w", interactiveSession: true, sandboxPermissions: "require_escalated" };
+    expect(renderHeader(session).join("\n")).toContain(
+      "session  this starts an interactive session: approving it also approves everything the agent types into it later, without asking again, and that runs outside the sandbox",
+    );
+    expect(choicesFor(session)[0]!.label).toBe("run once, with every later input to the session");
+    expect(renderHeader({ ...session, sandboxPermissions: "use_default" }).join("\n")).toContain("without asking again, still in the sandbox");
+    // CONTROL: a command without a session says nothing of later input.
+    expect(renderHeader({ argv: ["bash", "-i"], cwd: "/w", sandboxPermissions: "require_escalated" }).join("\n")).not.toContain("session");
+  });
+
   it("needs a terminal on both ends", () => {
     expect(canPrompt({ isTTY: true }, { isTTY: true })).toBe(true);
     expect(canPrompt({ isTTY: false }, { isTTY: true })).toBe(false);

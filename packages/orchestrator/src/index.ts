@@ -84,7 +84,7 @@ export type { ApprovalReason, ApprovalReasonKind, ApprovalReasonRule } from "./a
 
 // Showing things to people.
 export { escapeForDisplay, hasHiddenCharacters } from "./output/escape.js";
-export { TerminalOutputFilter, filterTerminalOutput } from "./output/terminal-filter.js";
+export { TerminalOutputFilter, filterTerminalOutput, type TerminalOutputFilterOptions } from "./output/terminal-filter.js";
 export { sandboxRetryMessage, type SandboxRetryStatus } from "./approval/retry-message.js";
 export { DEFAULT_SPILL_LIMIT_BYTES, DEFAULT_SPILL_MAX_AGE_MS, defaultSpillDir, spillMarker } from "./output/spill.js";
 

@@ -387,6 +387,27 @@ describe("approval through the orchestrator", () => {
   });
 });
 
+describe("approving an interactive session", () => {
+  it("the request says it starts a session whose later input is not asked about; a command without a terminal has no such flag", async () => {
+    const ws = await workspace();
+    const requests: ApprovalRequest[] = [];
+    const { orch } = orchestrator(ws, {
+      approvalPolicy: "untrusted",
+      approvalHandler: async (request) => {
+        requests.push(request);
+        return "denied";
+      },
+    });
+    const args = { cmd: "touch made.txt", login: false, sandbox_permissions: "require_escalated", justification: "needs the host" };
+    expect((await call(orch, "exec_command", { ...args, tty: true })).error?.code).toBe("ORCH_REJECTED");
+    expect((await call(orch, "exec_command", { ...args, tty: false })).error?.code).toBe("ORCH_REJECTED");
+    expect(requests.map((r) => [r.interactiveSession, r.sandboxPermissions])).toEqual([
+      [true, "require_escalated"],
+      [undefined, "require_escalated"],
+    ]);
+  });
+});
+
 describe("Orchestrator.create and sandbox backends", () => {
   const missing: SandboxBackend = {
     name: "fake-missing",

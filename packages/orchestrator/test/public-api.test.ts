@@ -36,7 +36,7 @@ const ROOT = [
     "SandboxWrittenCode", "SandboxWrittenKind", "SessionNetwork", "SessionNotTtyError", "SessionProcess",
     "SessionProcessFactory", "SessionSpawnSpec", "SessionStoreOptions", "ShellArgs", "ShellArgsSchema",
     "ShellCommandArgs", "ShellCommandArgsSchema", "ShellEnvironmentPolicy", "ShellEnvironmentPolicyInput",
-    "ShellEnvironmentPolicySchema", "SpawnFailedError", "TRACE_OUTCOMES", "TerminalOutputFilter", "ToolCall",
+    "ShellEnvironmentPolicySchema", "SpawnFailedError", "TRACE_OUTCOMES", "TerminalOutputFilter", "TerminalOutputFilterOptions", "ToolCall",
     "ToolCallSchema", "ToolContext", "ToolDefinition", "ToolDefinitionByFormat", "ToolDefinitionFormat",
     "ToolDefinitionFormatSchema", "ToolHandler", "ToolOutput", "ToolPayload", "ToolPayloadSchema", "ToolRegistry",
     "ToolResponse", "TraceOutcome", "UnifiedExecManager", "UnknownSessionError", "UnknownToolError",
@@ -57,6 +57,12 @@ const ADMISSION = [
     "withSandboxKept", "writableUnder",
 ];
 
+const ENV = [
+    "BuildEnvOptions", "CORE_ENV_VARS_UNIX", "CORE_ENV_VARS_WINDOWS", "DEFAULT_SECRET_EXCLUDES", "DEFAULT_SECRET_NAME_PARTS",
+    "EnvDrop", "EnvDropReason", "ShellEnvironmentPolicy", "ShellEnvironmentPolicyInput", "ShellEnvironmentPolicySchema",
+    "buildCommandEnv", "describeEnvDropReason", "explainEnvScrub", "parseShellEnvironmentPolicy",
+];
+
 describe("public API", () => {
   it("@shellgate/orchestrator exports exactly the listed names", () => {
     expect(exportedNames(path.join(SRC, "index.ts"))).toEqual(ROOT);
@@ -64,6 +70,10 @@ describe("public API", () => {
 
   it("@shellgate/orchestrator/admission exports exactly the listed names", () => {
     expect(exportedNames(path.join(SRC, "admission", "index.ts"))).toEqual(ADMISSION);
+  });
+
+  it("@shellgate/orchestrator/env exports exactly the listed names", () => {
+    expect(exportedNames(path.join(SRC, "env", "index.ts"))).toEqual(ENV);
   });
 
   it("keeps internals out of the root entry", () => {
@@ -75,7 +85,8 @@ describe("public API", () => {
   it("runs: every listed value is defined once the entries load (no import cycle left one undefined)", async () => {
     const root: Record<string, unknown> = await import("../src/index.js");
     const admission: Record<string, unknown> = await import("../src/admission/index.js");
-    for (const [name, value] of [...Object.entries(root), ...Object.entries(admission)]) expect(value, name).toBeDefined();
+    const env: Record<string, unknown> = await import("../src/env/index.js");
+    for (const [name, value] of [...Object.entries(root), ...Object.entries(admission), ...Object.entries(env)]) expect(value, name).toBeDefined();
     expect(Object.keys(root).every((n) => ROOT.includes(n))).toBe(true);
   });
 });

@@ -77,12 +77,23 @@ export function reasonText(request: PromptRequest): string | undefined {
   return request.why?.text ?? request.reason;
 }
 
+/**
+ * What approving an interactive session covers, in plain words (raw), or undefined for a request that
+ * starts none: every later input, unasked, and where it runs.
+ */
+export function interactiveSessionNote(request: PromptRequest): string | undefined {
+  if (!request.interactiveSession || request.network) return undefined;
+  const outside = request.retryAfterDenial === true || request.sandboxPermissions === "require_escalated";
+  return `this starts an interactive session: approving it also approves everything the agent types into it later, without asking again${outside ? ", and that runs outside the sandbox" : ", still in the sandbox"}`;
+}
+
 /** The choices offered for a request: only what the orchestrator offered. */
 export function choicesFor(request: PromptRequest, rulesFile?: string): Choice[] {
   if (request.network) return hostChoices(request);
   const retry = request.retryAfterDenial === true;
+  const once = retry ? "run it again without the sandbox, once" : "run once";
   const choices: Choice[] = [
-    { key: "y", label: retry ? "run it again without the sandbox, once" : "run once", value: "approved" },
+    { key: "y", label: interactiveSessionNote(request) ? `${once}, with every later input to the session` : once, value: "approved" },
   ];
   if (isOffered(request, "approved_for_session")) {
     choices.push({ key: "s", label: "run for this session (don't ask again for this exact command)", value: "approved_for_session" });
@@ -137,6 +148,8 @@ export function renderHeader(request: PromptRequest, style: Style = PLAIN): stri
     const ruleWhy = rule.justification ? ` (${rule.justification})` : "";
     lines.push(row("rule", escapeForDisplay(`${where}${what}${ruleWhy}`)));
   }
+  const session = interactiveSessionNote(request);
+  if (session) lines.push(row("session", style.bold(escapeForDisplay(session))));
   if (request.amendmentWithheld) lines.push(row("note", escapeForDisplay(`no "always allow": ${request.amendmentWithheld}`)));
   lines.push("");
   return lines;

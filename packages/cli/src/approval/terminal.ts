@@ -15,6 +15,30 @@ export interface PromptOutput extends NodeJS.WritableStream {
   hasColors?(): boolean;
 }
 
+/**
+ * The command output that shares the terminal with the prompt. While a prompt is on screen nothing
+ * else may draw: output arriving then could move the cursor over the prompt or redraw it.
+ */
+export interface PromptScreen {
+  /**
+   * Hold every later write of the command's output until `release`. Returns what must be written
+   * before the prompt so that it starts at the beginning of a line of its own (a newline unless the
+   * output ended with one).
+   */
+  hold(): string;
+  /** Write what was held, in order, and pass output through again. */
+  release(): void;
+}
+
+/**
+ * Written before every prompt: default rendition (an SGR left on by output, conceal above all, would
+ * hide the prompt), a visible cursor, and the start of the line. Leaving the alternate screen and
+ * resetting the scroll region are not sent: command output reaches the terminal only through
+ * `TerminalOutputFilter`, which drops the sequences that set them, and both resets move the cursor
+ * (to the saved position, to the top) on common terminals.
+ */
+export const PROMPT_PREAMBLE = "\u001b[0m\u001b[?25h\r";
+
 /** Where the prompt reads keys and draws; both must be terminals. */
 export interface TerminalPromptOptions {
   input: PromptInput;
@@ -23,6 +47,8 @@ export interface TerminalPromptOptions {
   userRulesFile: string;
   /** Force colour on or off; by default the output's `hasColors()` decides (it honours NO_COLOR and TERM=dumb). */
   color?: boolean;
+  /** The command output drawn on the same terminal, held while a prompt is on screen. */
+  screen?: PromptScreen;
 }
 
 interface Key {
@@ -88,6 +114,7 @@ async function askOnce(options: TerminalPromptOptions, request: PromptRequest, s
       input.setRawMode?.(wasRaw);
       input.pause();
       write([`  → ${note}`, ""]);
+      options.screen?.release();
       resolve(decision);
     };
     const onAbort = () => finish("abort", "cancelled");
@@ -134,6 +161,8 @@ async function askOnce(options: TerminalPromptOptions, request: PromptRequest, s
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
     input.on("keypress", onKey);
+    // Without a screen to ask, where the cursor stands is unknown: a newline keeps the prompt off the line.
+    output.write(`${PROMPT_PREAMBLE}${options.screen ? options.screen.hold() : "\n"}`);
     write(renderHeader(request, style));
     drawn = write(renderMenu(choices, selected, style));
   });

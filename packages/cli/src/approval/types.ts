@@ -23,6 +23,10 @@ export interface PromptRequest {
   /** Why "always allow" is not offered. */
   amendmentWithheld?: string;
   retryAfterDenial?: boolean;
+  /** What the call asked for; `require_escalated` means it runs outside the sandbox once approved. */
+  sandboxPermissions?: string;
+  /** Approving starts a session with a terminal whose later input is not asked about again. */
+  interactiveSession?: boolean;
   /** Present when a running command asks to reach a host a `prompt` network rule names (not whether to run it). */
   network?: { host: string; port: number; protocol: string; rule?: { file: string; line: number; column?: number; justification?: string } };
   matchedRules?: ReadonlyArray<{

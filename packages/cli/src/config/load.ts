@@ -172,16 +172,14 @@ interface Merged {
   networkDeny: DomainEntry[];
 }
 
-function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged {
-  const approvalPolicy = overrides.approvalPolicy ?? last(layers, (c) => c.approval_policy) ?? DEFAULTS.approvalPolicy;
-  const mode = overrides.sandboxMode ?? last(layers, (c) => c.sandbox_mode) ?? DEFAULTS.sandboxMode;
-  const sandboxPolicy = buildSandboxPolicy(mode, layers, overrides, cwd);
-  let shellEnvironmentPolicy: ShellEnvironmentSettings | undefined;
+/** `[shell_environment_policy]` of the layers, key by key, a later layer winning. */
+function mergeShellEnvironmentPolicy(layers: Layer[]): ShellEnvironmentSettings | undefined {
+  let policy: ShellEnvironmentSettings | undefined;
   for (const layer of layers) {
     const t = layer.config.shell_environment_policy;
     if (!t) continue;
-    shellEnvironmentPolicy = {
-      ...shellEnvironmentPolicy,
+    policy = {
+      ...policy,
       ...(t.inherit !== undefined ? { inherit: t.inherit } : {}),
       ...(t.ignore_default_excludes !== undefined ? { ignoreDefaultExcludes: t.ignore_default_excludes } : {}),
       ...(t.exclude !== undefined ? { exclude: t.exclude } : {}),
@@ -189,6 +187,14 @@ function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged
       ...(t.set !== undefined ? { set: t.set } : {}),
     };
   }
+  return policy;
+}
+
+function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged {
+  const approvalPolicy = overrides.approvalPolicy ?? last(layers, (c) => c.approval_policy) ?? DEFAULTS.approvalPolicy;
+  const mode = overrides.sandboxMode ?? last(layers, (c) => c.sandbox_mode) ?? DEFAULTS.sandboxMode;
+  const sandboxPolicy = buildSandboxPolicy(mode, layers, overrides, cwd);
+  const shellEnvironmentPolicy = mergeShellEnvironmentPolicy(layers);
   return {
     approvalPolicy,
     mode,
@@ -244,19 +250,20 @@ async function readConfigFile(file: string): Promise<ConfigFile | null> {
   return read(file);
 }
 
+/** The configuration files that apply, user first, after the project-trust check. */
+interface Layers {
+  cwd: string;
+  layers: Layer[];
+  project: ProjectConfigStatus | null;
+}
+
 /**
- * Load the configuration: flags, then the workspace's `.shellgate/config.toml`, then the user's
- * `config.toml`, then {@link DEFAULTS}. A project file of a project the user has not trusted (see
- * `[projects."<path>"]` in the user config) may only make the policy stricter.
- * @throws UntrustedProjectConfigError when an untrusted project file would loosen the policy,
- * BroadWorkspaceError when a writable directory is `/` or the home directory and nobody allowed it,
- * ConfigError for an unreadable or invalid file, UsageError for contradictory flags.
+ * Read the user's and the workspace's config files into layers (user first). A project file of a
+ * project the user has not trusted may only make the policy stricter than the user's file and the
+ * flags, in the keys `judged` accepts (all by default: a caller that reads only some keys judges those).
+ * @throws UntrustedProjectConfigError, ConfigError, UsageError (a `--cwd` that does not exist).
  */
-export async function loadConfig(
-  overrides: ConfigOverrides = {},
-  env: PathEnv = process.env,
-  options: LoadConfigOptions = {},
-): Promise<EffectiveConfig> {
+async function readLayers(overrides: ConfigOverrides, env: PathEnv, judged: (key: string) => boolean = () => true): Promise<Layers> {
   const cwd = path.resolve(overrides.cwd ?? process.cwd());
   if (!existsSync(cwd)) throw new UsageError(`--cwd: directory does not exist: ${cwd}`);
   const userDir = userConfigDir(env);
@@ -294,7 +301,7 @@ export async function loadConfig(
           allowWeakerIsolation: overrides.allowWeakerIsolation === true,
           processLimit: overrides.processLimit !== undefined,
         };
-        const weakenings = findWeakenings(projectConfig, baseline, flags, (p) => canonicalPath(resolveFrom(layer, p)));
+        const weakenings = findWeakenings(projectConfig, baseline, flags, (p) => canonicalPath(resolveFrom(layer, p))).filter((w) => judged(w.key));
         if (weakenings.length > 0) {
           const text = readRegularFileSync(projectFile);
           const located = weakenings.map((w) => ({ ...w, ...locateKeyPath(text, w.key.split("."), "key") }));
@@ -306,6 +313,36 @@ export async function loadConfig(
     }
   }
 
+  return { cwd, layers, project };
+}
+
+/**
+ * The `[shell_environment_policy]` that applies to commands started in `cwd`: the user's and the
+ * workspace's config files merged exactly as `loadConfig` merges them (with the same project-trust
+ * check), and nothing else of the configuration. For runners that need only the environment policy
+ * (`shellgate sandbox`). Undefined when no file sets one (the defaults apply).
+ * @throws UntrustedProjectConfigError, ConfigError, UsageError as `loadConfig` does.
+ */
+export async function loadShellEnvironmentPolicy(cwd: string, env: PathEnv = process.env): Promise<ShellEnvironmentSettings | undefined> {
+  // The other keys do not apply to such a runner, so only a loosening of this table is refused.
+  const { layers } = await readLayers({ cwd }, env, (key) => key.startsWith("shell_environment_policy."));
+  return mergeShellEnvironmentPolicy(layers);
+}
+
+/**
+ * Load the configuration: flags, then the workspace's `.shellgate/config.toml`, then the user's
+ * `config.toml`, then {@link DEFAULTS}. A project file of a project the user has not trusted (see
+ * `[projects."<path>"]` in the user config) may only make the policy stricter.
+ * @throws UntrustedProjectConfigError when an untrusted project file would loosen the policy,
+ * BroadWorkspaceError when a writable directory is `/` or the home directory and nobody allowed it,
+ * ConfigError for an unreadable or invalid file, UsageError for contradictory flags.
+ */
+export async function loadConfig(
+  overrides: ConfigOverrides = {},
+  env: PathEnv = process.env,
+  options: LoadConfigOptions = {},
+): Promise<EffectiveConfig> {
+  const { cwd, layers, project } = await readLayers(overrides, env);
   const merged = merge(layers, overrides, cwd);
   const { approvalPolicy, sandboxPolicy } = merged;
   const network = await normalizeDomains(merged, layers);

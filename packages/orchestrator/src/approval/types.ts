@@ -77,6 +77,13 @@ export interface ApprovalRequest {
    * sandbox (unless denied-read paths keep it on); `use_default`: it runs in the sandbox either way.
    */
   sandboxPermissions: SandboxPermissions;
+  /**
+   * True when approving starts an interactive session: the command gets a terminal and stays
+   * running, and the agent can type into it later (`write_stdin`) as often as it likes. That input is
+   * not judged again: the answer covers the session and everything later sent to it, with the same
+   * sandbox as the command (outside it for `require_escalated` or a retry). Say so to the person.
+   */
+  interactiveSession?: boolean;
   /** The model's own reason for the request (e.g. for asking to run outside the sandbox). */
   justification?: string;
   /**

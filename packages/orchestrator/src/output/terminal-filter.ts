@@ -21,6 +21,23 @@ const KEPT_C0 = new Set([0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]);
 const KEPT_CSI_FINALS = new Set([..."mABCDEFGHfdea`JKX"].map((c) => c.charCodeAt(0)));
 /** Two-byte escapes that pass: save/restore cursor, index, reverse index, next line. */
 const KEPT_ESC_FINALS = new Set([..."78DEM"].map((c) => c.charCodeAt(0)));
+const SGR_FINAL = 0x6d;
+/** SGR parameter that hides the text drawn after it. */
+const SGR_CONCEAL = 8;
+
+/** How a `TerminalOutputFilter` treats sequences that move the cursor or change what is already drawn. */
+export interface TerminalOutputFilterOptions {
+  /**
+   * A prompt for a person may be drawn after this output, and the output may go on after it: keep
+   * only what draws text where the cursor already is — printable text, SGR colours and attributes
+   * (without conceal, SGR 8), CR, BS, HT, LF, VT, FF and BEL — and drop every sequence that moves
+   * the cursor to another line or column, erases, scrolls, sets a scroll region, saves or restores
+   * the cursor, or indexes (CSI A–H, J, K, S, T, X, d, e, f, a, \`, r, s, u; ESC 7, 8, D, E, M).
+   * The cursor then only ever moves forward, down, or back to the start of its own line, so output
+   * written after a prompt can neither redraw nor hide it. Default false.
+   */
+  promptSafe?: boolean;
+}
 
 type State =
   | "ground"
@@ -44,10 +61,16 @@ type State =
  * chunks. Everything else passes byte for byte.
  */
 export class TerminalOutputFilter {
+  readonly #promptSafe: boolean;
   #state: State = "ground";
   /** Bytes of the sequence in progress that may still be emitted (ESC, a CSI, a lone 0xC2). */
   #held: number[] = [];
   #stringBytes = 0;
+
+  /** `options.promptSafe`: also drop cursor movement, erasure, scrolling and conceal (see the option). */
+  constructor(options: TerminalOutputFilterOptions = {}) {
+    this.#promptSafe = options.promptSafe === true;
+  }
 
   /** Filter the next chunk; returns what may be written to the terminal now. */
   push(chunk: Uint8Array): Uint8Array {
@@ -129,7 +152,7 @@ export class TerminalOutputFilter {
         } else if (b === ESC) {
           this.#held = [b];
         } else if (b >= 0x30 && b <= 0x7e) {
-          if (KEPT_ESC_FINALS.has(b)) {
+          if (!this.#promptSafe && KEPT_ESC_FINALS.has(b)) {
             emit(ESC);
             emit(b);
           }
@@ -154,9 +177,12 @@ export class TerminalOutputFilter {
       case "csi":
       case "csiDiscard":
         if (b >= 0x40 && b <= 0x7e) {
-          if (this.#state === "csi" && keptCsi(this.#held, b)) {
-            for (const h of this.#held) emit(h);
-            emit(b);
+          if (this.#state === "csi" && keptCsi(this.#held, b) && (!this.#promptSafe || b === SGR_FINAL)) {
+            const held = this.#promptSafe ? withoutConceal(this.#held) : this.#held;
+            if (held) {
+              for (const h of held) emit(h);
+              emit(b);
+            }
           }
           this.#reset();
           return true;
@@ -217,9 +243,38 @@ function keptCsi(held: readonly number[], final: number): boolean {
   return true;
 }
 
+/**
+ * An SGR sequence (`held` = ESC [ params…, final `m` not included) without its conceal parameters, or
+ * undefined when nothing else is left (`ESC[m` would be a reset, which is not what was sent). The
+ * arguments of an extended colour (`38;5;8`, `48;2;r;g;8`) are colour values, not parameters, and
+ * stay; so do colon sub-parameters, which carry no conceal.
+ */
+function withoutConceal(held: readonly number[]): readonly number[] | undefined {
+  const params = String.fromCharCode(...held.slice(2)).split(";");
+  const kept: string[] = [];
+  let dropped = false;
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i]!;
+    const head = p.split(":")[0]!;
+    const n = head === "" ? 0 : Number(head);
+    if ((n === 38 || n === 48 || n === 58) && !p.includes(":")) {
+      const args = params[i + 1] === "5" ? 2 : params[i + 1] === "2" ? 4 : 0;
+      kept.push(...params.slice(i, i + 1 + args));
+      i += args;
+    } else if (n === SGR_CONCEAL) {
+      dropped = true;
+    } else {
+      kept.push(p);
+    }
+  }
+  if (!dropped) return held;
+  if (kept.length === 0) return undefined;
+  return [ESC, 0x5b, ...[...kept.join(";")].map((c) => c.charCodeAt(0))];
+}
+
 /** `bytes` through a fresh `TerminalOutputFilter` (one whole stream). */
-export function filterTerminalOutput(bytes: Uint8Array): Uint8Array {
-  const filter = new TerminalOutputFilter();
+export function filterTerminalOutput(bytes: Uint8Array, options: TerminalOutputFilterOptions = {}): Uint8Array {
+  const filter = new TerminalOutputFilter(options);
   const head = filter.push(bytes);
   const tail = filter.end();
   if (tail.byteLength === 0) return head;

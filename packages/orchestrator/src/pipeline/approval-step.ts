@@ -83,6 +83,8 @@ export async function askApproval(ctx: PipelineContext, request: ExecRequest, ad
         }
       : {}),
     ...(offer.amendmentWithheld && extra.proposedAmendment ? { amendmentWithheld: offer.amendmentWithheld } : {}),
+    // A session with a terminal takes input after this answer, which nothing asks about again.
+    ...(request.dedicatedTerminal ? { interactiveSession: true } : {}),
     ...(request.justification ? { justification: request.justification } : {}),
   };
   ctx.events.emit({

@@ -101,3 +101,61 @@ describe("TerminalOutputFilter", () => {
     );
   });
 });
+
+describe("TerminalOutputFilter with promptSafe (a prompt may follow the output)", () => {
+  const safe = (s: string) => dec(filterTerminalOutput(enc(s), { promptSafe: true }));
+
+  it("drops cursor movement, erasure, scrolling, scroll regions, save/restore and index; keeps SGR and CR", () => {
+    // The redraw attack: up three lines, erase them, draw a fake prompt where the real one was.
+    const attack = "progress\u001b[3A\u001b[J\u001b[2K\u001b[1;1H\u001b[5;10f\u001b[3d\u001b[7G\u001b[2S\u001b[1T\u001b[1;5r\u001b[s\u001b[u\u001b7\u001b8\u001bM\u001bD\u001bE\u001b[4B\u001b[2C\u001b[1D\u001b[2E\u001b[2F\u001b[3X\u001b[2e\u001b[2a\u001b[4`fake";
+    expect(safe(attack)).toBe("progressfake");
+    // CONTROL: without promptSafe, cursor movement, erasure and save/restore reach the terminal.
+    expect(filter(attack)).toBe("progress\u001b[3A\u001b[J\u001b[2K\u001b[1;1H\u001b[5;10f\u001b[3d\u001b[7G\u001b7\u001b8\u001bM\u001bD\u001bE\u001b[4B\u001b[2C\u001b[1D\u001b[2E\u001b[2F\u001b[3X\u001b[2e\u001b[2a\u001b[4`fake");
+    const kept = "\u001b[31mred\u001b[0m \u001b[1;38;2;10;20;30mrgb\u001b[m 50%\r 60%\r\n\tx\by";
+    expect(safe(kept)).toBe(kept);
+  });
+
+  it("drops SGR 8 (conceal), alone or among other parameters, but keeps colour values that are 8", () => {
+    expect(safe("a\u001b[8mhidden")).toBe("ahidden");
+    expect(safe("\u001b[1;8;31mx")).toBe("\u001b[1;31mx");
+    expect(safe("\u001b[08mx")).toBe("x");
+    expect(safe("\u001b[38;5;8mgrey\u001b[48;2;8;8;8mbg\u001b[38:5:8mz")).toBe("\u001b[38;5;8mgrey\u001b[48;2;8;8;8mbg\u001b[38:5:8mz");
+    expect(safe("\u001b[38;5;8;8mx")).toBe("\u001b[38;5;8mx");
+    // CONTROL: the plain filter passes conceal.
+    expect(filter("a\u001b[8mhidden")).toBe("a\u001b[8mhidden");
+  });
+
+  it("property: the output holds no escape but SGR without conceal, and the cursor never moves up", () => {
+    const atoms = fc.oneof(
+      fc.constantFrom("\u001b[", "\u001b", "8", ";", "m", "A", "H", "J", "K", "7", "M", "r", "s", "5", "38", "2", "\r", "\n", "\b", "x"),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(atoms, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 6 }), (parts, cuts) => {
+        const s = parts.join("");
+        const out = safe(s);
+        const f = new TerminalOutputFilter({ promptSafe: true });
+        const bytes = enc(s);
+        const pieces: Uint8Array[] = [];
+        let at = 0;
+        for (const cut of [...new Set(cuts.map((c) => c % (bytes.byteLength + 1)))].sort((a, b) => a - b)) {
+          pieces.push(f.push(bytes.subarray(at, cut)));
+          at = cut;
+        }
+        pieces.push(f.push(bytes.subarray(at)), f.end());
+        expect(dec(Buffer.concat(pieces))).toBe(out);
+        for (const m of out.matchAll(/\u001b(\[[0-9;:]*)?(.?)/g)) {
+          expect(m[1], JSON.stringify(out)).toBeDefined();
+          expect(m[2]).toBe("m");
+          const params = m[1]!.slice(1).split(";");
+          for (let i = 0; i < params.length; i++) {
+            const n = Number(params[i]!.split(":")[0] || "0");
+            if ((n === 38 || n === 48 || n === 58) && !params[i]!.includes(":")) i += params[i + 1] === "5" ? 2 : params[i + 1] === "2" ? 4 : 0;
+            else expect(n).not.toBe(8);
+          }
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -6,7 +6,10 @@ import type { EffectiveConfig } from "../../config/index.js";
 import { createCliOrchestrator } from "../../orchestrator-factory.js";
 import { isTerminal } from "../../terminal-fd.js";
 import { EXEC_EXIT, exitCodeForError, exitCodeForSignal } from "./exit-codes.js";
+import { HeldTerminalOutput } from "./held-output.js";
 import { JsonOutputCapture, writeAllSync } from "./output-capture.js";
+
+const SGR_RESET = Uint8Array.of(0x1b, 0x5b, 0x30, 0x6d);
 
 /** What `shellgate exec` runs: an argv as is, or a script through the user's shell. */
 export type ExecTarget = { kind: "argv"; argv: string[] } | { kind: "script"; script: string };
@@ -53,33 +56,19 @@ export async function runExec(
   // Asked of the descriptor first: reading `process.stdin` makes its stream (for a file, a
   // ReadStream and node:fs/promises with it), which a run that cannot prompt never needs.
   const interactive = isTerminal(0) && canPrompt(process.stdin, process.stderr);
-  const approvalHandler = interactive
-    ? createTerminalPrompt({ input: process.stdin, output: process.stderr, userRulesFile: config.userRulesFile })
-    : undefined;
-  const orchestrator = await createCliOrchestrator(config, approvalHandler);
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
   // `shellgate exec -- yes | head -1`: when the reader goes away, stop the command the way a shell
   // pipeline would (SIGPIPE), quietly. Streamed output is written to the descriptors (`emit`), which
   // report that themselves; `process.stdout` is made (a stream over fd 1) only for `--json`'s result.
   let readerGone = false;
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") return;
-    readerGone = true;
-    controller.abort();
-  };
-  if (options.json) process.stdout.on("error", onStdoutError);
-
-  // Every byte goes through the direct output sink (output delta events are capped per call).
-  const capture = options.json ? new JsonOutputCapture() : undefined;
   const fds = { stdout: 1, stderr: 2 };
   // OSC 52 (clipboard), OSC 8, titles, device queries… act on a person's terminal: removed there,
-  // while a pipe or file gets the bytes exactly.
+  // while a pipe or file gets the bytes exactly. Where a prompt can follow, so is everything that
+  // moves the cursor, erases or conceals: output must not be able to reach back over a prompt.
+  const filterOptions = { promptSafe: interactive };
   const filters = {
-    stdout: !capture && isTerminal(1) ? new TerminalOutputFilter() : undefined,
-    stderr: !capture && isTerminal(2) ? new TerminalOutputFilter() : undefined,
+    stdout: !options.json && isTerminal(1) ? new TerminalOutputFilter(filterOptions) : undefined,
+    stderr: !options.json && isTerminal(2) ? new TerminalOutputFilter(filterOptions) : undefined,
   };
   const emit = (stream: "stdout" | "stderr", data: Uint8Array) => {
     if (data.byteLength === 0 || readerGone) return;
@@ -94,10 +83,36 @@ export async function runExec(
       }
     }
   };
+  // What goes to a terminal waits while a prompt is on screen (a pipe or file is no one's screen),
+  // and is filtered as it is written.
+  const held = new HeldTerminalOutput((stream, raw) => {
+    const out = filters[stream]?.push(raw) ?? raw;
+    emit(stream, out);
+    return out;
+  });
+  let terminalOutput = false;
+  const approvalHandler = interactive
+    ? createTerminalPrompt({ input: process.stdin, output: process.stderr, userRulesFile: config.userRulesFile, screen: held })
+    : undefined;
+  const orchestrator = await createCliOrchestrator(config, approvalHandler);
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") return;
+    readerGone = true;
+    controller.abort();
+  };
+  if (options.json) process.stdout.on("error", onStdoutError);
+
+  // Every byte goes through the direct output sink (output delta events are capped per call).
+  const capture = options.json ? new JsonOutputCapture() : undefined;
   const onOutput = (stream: "stdout" | "stderr", chunk: Uint8Array) => {
     if (capture) return capture.push(stream, chunk);
-    const filter = filters[stream];
-    emit(stream, filter ? filter.push(chunk) : chunk);
+    if (!filters[stream]) return emit(stream, chunk);
+    if (readerGone || chunk.byteLength === 0) return;
+    terminalOutput = true;
+    held.push(stream, chunk);
   };
   let end: Extract<OrchestratorEvent, { type: "exec.end" }> | undefined;
   let trace: DecisionTrace | undefined;
@@ -148,10 +163,14 @@ export async function runExec(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await orchestrator.close();
+    held.release();
+    held.dispose();
     for (const stream of ["stdout", "stderr"] as const) {
       const rest = filters[stream]?.end();
       if (rest) emit(stream, rest);
     }
+    // shellgate's own lines follow on stderr: in the default rendition, whatever the output left set.
+    if (filters.stderr && terminalOutput) emit("stderr", SGR_RESET);
   }
   const captured = capture?.finish();
   if (readerGone) return EXEC_EXIT.PIPE_CLOSED;

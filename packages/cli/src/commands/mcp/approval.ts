@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { escapeForDisplay } from "@shellgate/orchestrator";
-import { amendmentEffect, displayArgv, isOffered, reasonText } from "../../approval/render.js";
+import { amendmentEffect, displayArgv, interactiveSessionNote, isOffered, reasonText } from "../../approval/render.js";
 import type { PromptDecision, PromptRequest } from "../../approval/types.js";
 
 /** How long a person has to answer an elicitation before the command counts as denied. */
@@ -31,6 +31,8 @@ export function elicitationMessage(request: PromptRequest): string {
   for (const rule of request.matchedRules ?? []) {
     if (rule.source) lines.push(escapeForDisplay(`Rule: ${rule.source.file}:${rule.source.line} (${rule.decision})`));
   }
+  const session = interactiveSessionNote(request);
+  if (session) lines.push(`Interactive session: ${escapeForDisplay(session.replace(/^this starts an interactive session: /, ""))}.`);
   if (amendmentOffered(request)) lines.push(`"Always allow" ${escapeForDisplay(amendmentEffect(request).replace(/^always allow /, ""))}.`);
   else if (request.amendmentWithheld) lines.push(`No "always allow": ${escapeForDisplay(request.amendmentWithheld)}.`);
   return lines.join("\n");
@@ -54,7 +56,9 @@ export function createElicitationApproval(
     const options: Array<{ const: Choice; title: string }> = [
       {
         const: "once",
-        title: request.network ? `Allow ${host} for this command` : request.retryAfterDenial ? "Run it again without the sandbox, once" : "Run once",
+        title: request.network
+          ? `Allow ${host} for this command`
+          : `${request.retryAfterDenial ? "Run it again without the sandbox, once" : "Run once"}${interactiveSessionNote(request) ? ", with every later input to the session" : ""}`,
       },
     ];
     const session = isOffered(request, "approved_for_session");

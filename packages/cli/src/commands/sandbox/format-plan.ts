@@ -1,9 +1,16 @@
 import type { SandboxPlan } from "@shellgate/sandbox";
 
-/** What `--dry-run --json` prints: these four keys of the plan, nothing else (a stable shape for scripts). */
-export function planJson(plan: SandboxPlan): string {
-  const { backend, argv, env, plan: details } = plan;
-  return `${JSON.stringify({ backend, argv, env, plan: details }, null, 2)}\n`;
+/** A plan with the whole environment the command would start with. */
+export type CommandPlan = SandboxPlan & { commandEnv: Readonly<Record<string, string>> };
+
+/**
+ * What `--dry-run --json` prints: these keys, nothing else (a stable shape for scripts). `env` is
+ * what the sandbox sets; `commandEnv` the whole environment the command would get (yours under the
+ * environment policy, with the sandbox's variables).
+ */
+export function planJson(plan: CommandPlan): string {
+  const { backend, argv, env, commandEnv, plan: details } = plan;
+  return `${JSON.stringify({ backend, argv, env, commandEnv, plan: details }, null, 2)}\n`;
 }
 
 // Words a POSIX shell reads as themselves; anything else is quoted so the line can be pasted back.
@@ -21,7 +28,7 @@ function shellWord(word: string): string {
  * option per line, as bubblewrap's mounts read best), what the sandbox sets and removes in the
  * environment, and the backend's own description of the plan.
  */
-export function formatPlan(plan: SandboxPlan): string {
+export function formatPlan(plan: CommandPlan): string {
   const lines = [`backend: ${plan.backend} (sandbox type ${plan.sandboxType}; isolation ${plan.isolation})`, `cwd: ${shellWord(plan.cwd)}`, "command:"];
   // A multi-line argument (a Seatbelt profile) reads badly as one quoted word: it is shown below
   // the command instead, and named in the command by a variable.
@@ -51,6 +58,8 @@ export function formatPlan(plan: SandboxPlan): string {
   lines.push(env.length > 0 ? "environment set by the sandbox:" : "environment set by the sandbox: (nothing)");
   for (const [name, value] of env) lines.push(`  ${shellWord(name)}=${shellWord(value)}`);
   if (plan.unsetEnv.length > 0) lines.push(`environment removed: ${plan.unsetEnv.map(shellWord).join(" ")}`);
+  const passed = Object.keys(plan.commandEnv).filter((name) => !(name in plan.env)).sort();
+  lines.push(`environment passed on from yours (after [shell_environment_policy]; values not shown): ${passed.length > 0 ? passed.map(shellWord).join(" ") : "(nothing)"}`);
   lines.push("plan:", ...JSON.stringify(plan.plan, null, 2).split("\n").map((l) => `  ${l}`));
   lines.push("nothing was run (--dry-run)");
   return `${lines.join("\n")}\n`;

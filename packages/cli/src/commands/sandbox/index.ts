@@ -1,5 +1,5 @@
 import { parseSandboxArgs } from "./args.js";
-import { SandboxBackendPackageError, UsageError } from "../../errors.js";
+import { ConfigError, SandboxBackendPackageError, UsageError } from "../../errors.js";
 import { exitCodesHelp } from "../../exit-table.js";
 
 /** `shellgate sandbox --help`. */
@@ -9,7 +9,8 @@ export const HELP = `Usage: shellgate sandbox [options] [--] CMD [ARGS...]
 
 Run CMD under the platform sandbox with the current directory as the workspace (the debug runner,
 like \`codex sandbox\`). CMD starts at the first word that is not an option (or after \`--\`). stdio is inherited and CMD's exit code is passed through. If the requested
-sandbox cannot be provided here, nothing runs.
+sandbox cannot be provided here, nothing runs. CMD gets your environment under the same
+[shell_environment_policy] as \`exec\` (secret-looking variables dropped; \`shellgate doctor\` lists them).
 
 Options:
       --mode MODE             read-only | workspace-write (default) | danger-full-access
@@ -28,7 +29,7 @@ Options:
                               nothing; works on any OS, for any backend
       --probe                 print which sandbox layers work here and why not
       --json                  with --probe or --dry-run: print JSON (--dry-run: { "backend", "argv",
-                              "env", "plan" })
+                              "env", "commandEnv", "plan" })
   -h, --help                  show this help
 
 ${exitCodesHelp("sandbox")}
@@ -91,6 +92,12 @@ async function probe(json: boolean): Promise<number> {
 async function describeFailure(error: unknown): Promise<{ message: string; exitCode: number } | undefined> {
   // A backend's package that is missing or empty is the CLI's own error: it names the package.
   if (error instanceof SandboxBackendPackageError) return { message: error.message, exitCode: 125 };
+  // The environment policy comes from the config files: one that is invalid, or an untrusted project's
+  // that would loosen it, is a configuration error, exit 125 as from every command that reads them.
+  if (error instanceof ConfigError) {
+    const { describeError } = await import("../../error-text.js");
+    return { message: describeError(error), exitCode: 125 };
+  }
   const { describeSandboxFailure, SandboxError } = await import("./run-sandboxed.js");
   return error instanceof SandboxError ? describeSandboxFailure(error) : undefined;
 }

@@ -12,6 +12,10 @@ import {
   type SandboxPolicyInput,
   type TransformOptions,
 } from "@shellgate/sandbox";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { buildCommandEnv } from "@shellgate/orchestrator/env";
+import { CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir } from "../../config/paths.js";
 import { SANDBOX_BACKENDS, createSandboxManager } from "../../sandbox-backends.js";
 import type { SandboxCommandRequest } from "./args.js";
 import { sandboxProtectedPaths } from "./protected-paths.js";
@@ -43,10 +47,23 @@ function policyFor(request: RunRequest): SandboxPolicyInput {
   }
 }
 
-function hostEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  return env;
+/**
+ * The command's environment: yours under the same `[shell_environment_policy]` that `exec` and `mcp`
+ * apply (secret-looking variables dropped unless the configuration says otherwise), read from the
+ * user's and the workspace's config files.
+ * @throws ConfigError, UntrustedProjectConfigError (a project file that would loosen the policy).
+ */
+export async function commandEnv(cwd: string): Promise<Record<string, string>> {
+  return buildCommandEnv((await configuredEnvPolicy(cwd)) ?? {}, process.env);
+}
+
+async function configuredEnvPolicy(cwd: string) {
+  // Most runs have no config file: the configuration code (and its schemas) loads only when one is
+  // there, which is where `loadConfig` would read it too.
+  const files = [path.join(userConfigDir(process.env), CONFIG_FILE_NAME), path.join(cwd, PROJECT_DIR_NAME, CONFIG_FILE_NAME)];
+  if (!files.some((file) => existsSync(file))) return undefined;
+  const { loadShellEnvironmentPolicy } = await import("../../config/load.js");
+  return loadShellEnvironmentPolicy(cwd);
 }
 
 const PLATFORM_NAMES: Partial<Record<NodeJS.Platform, string>> = { linux: "Linux", darwin: "macOS", win32: "Windows" };
@@ -67,10 +84,10 @@ export function describeSandboxFailure(error: SandboxError): { message: string; 
 }
 
 /** The command, policy and options both a run and a dry run hand to the manager. */
-function sandboxInputs(request: RunRequest): { spec: CommandSpec; policy: SandboxPolicy; options: TransformOptions & { backend?: string } } {
+async function sandboxInputs(request: RunRequest): Promise<{ spec: CommandSpec; policy: SandboxPolicy; options: TransformOptions & { backend?: string } }> {
   const cwd = process.cwd();
   // Sandboxed tools get their own caches, as under `exec` (the host's stay read-only).
-  const run = applyToolCaches({ policy: parseSandboxPolicy(policyFor(request)), env: hostEnv(), cwd, dir: sandboxToolCacheDir(process.env) });
+  const run = applyToolCaches({ policy: parseSandboxPolicy(policyFor(request)), env: await commandEnv(cwd), cwd, dir: sandboxToolCacheDir(process.env) });
   return {
     spec: { argv: request.argv, cwd, env: run.env },
     policy: run.policy,
@@ -92,9 +109,13 @@ function managerFor(request: RunRequest): Promise<SandboxManager> {
  * works on any OS for any backend the CLI knows.
  * @throws SandboxError (bad paths, unknown backend), SandboxBackendPackageError.
  */
-export async function planSandboxed(request: RunRequest, manager?: SandboxManager): Promise<SandboxPlan> {
-  const { spec, policy, options } = sandboxInputs(request);
-  return (manager ?? (await managerFor(request))).plan(spec, policy, options);
+export async function planSandboxed(request: RunRequest, manager?: SandboxManager): Promise<SandboxPlan & { commandEnv: Record<string, string> }> {
+  const { spec, policy, options } = await sandboxInputs(request);
+  const plan = await (manager ?? (await managerFor(request))).plan(spec, policy, options);
+  // What the command would start with: the environment after the policy, with the sandbox's own variables.
+  const commandEnv = { ...spec.env, ...plan.env };
+  for (const name of plan.unsetEnv) delete commandEnv[name];
+  return { ...plan, commandEnv };
 }
 
 /**
@@ -105,7 +126,7 @@ export async function planSandboxed(request: RunRequest, manager?: SandboxManage
  * `manager` is for tests; the CLI's comes from `sandbox-backends.ts`.
  */
 export async function runSandboxed(request: RunRequest, manager?: SandboxManager): Promise<number> {
-  const { spec, policy, options } = sandboxInputs(request);
+  const { spec, policy, options } = await sandboxInputs(request);
   const execEnv = await (manager ?? (await managerFor(request))).prepare(spec, policy, options);
   try {
     const [file, ...args] = execEnv.argv;

@@ -140,6 +140,35 @@ describe("elicitation says why and what each choice does", () => {
   });
 });
 
+describe("an interactive session is approved with everything later typed into it", () => {
+  it("exec_command with a terminal, asked to leave the sandbox: the elicitation says every later input is covered and runs outside the sandbox; the same without a terminal does not", async () => {
+    const asked: Array<ElicitRequest["params"]> = [];
+    const client = await connect([], (params) => {
+      asked.push(params);
+      return { action: "decline" };
+    });
+    try {
+      for (const tty of [true, false]) {
+        const result = await client.callTool({
+          name: "exec_command",
+          arguments: { cmd: "cat", tty, sandbox_permissions: "require_escalated", justification: "needs the host" },
+        });
+        expect(result.isError).toBe(true);
+      }
+      const [session, oneShot] = asked;
+      expect(session!.message).toContain(
+        "Interactive session: approving it also approves everything the agent types into it later, without asking again, and that runs outside the sandbox.",
+      );
+      expect(titles(session!)[0]).toBe("Run once, with every later input to the session");
+      // CONTROL: a command without a terminal takes no later input, and its question says nothing of it.
+      expect(oneShot!.message).not.toContain("Interactive session");
+      expect(titles(oneShot!)[0]).toBe("Run once");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("messages the model reads", () => {
   it("no one can approve: says it was not run and what to do instead", async () => {
     const client = await connect(["--approval-policy", "untrusted"]);

@@ -58,7 +58,7 @@ describe("shellgate sandbox --dry-run (built bin; planning needs no sandbox, so 
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const printed = JSON.parse(r.stdout) as { backend: string; argv: string[]; env: Record<string, string>; plan: Record<string, unknown> };
-    expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "plan"]);
+    expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "commandEnv", "plan"]);
     expect(r.stdout).toBe(`${JSON.stringify(printed, null, 2)}\n`);
     expect(printed.backend).toBe("linux");
     // the helper that makes the run's placeholders under their locks starts bwrap
@@ -82,7 +82,7 @@ describe("shellgate sandbox --dry-run (built bin; planning needs no sandbox, so 
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const printed = JSON.parse(r.stdout) as { backend: string; argv: string[]; env: Record<string, string>; plan: Record<string, unknown> };
-    expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "plan"]);
+    expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "commandEnv", "plan"]);
     expect(printed.backend).toBe("seatbelt");
     expect(printed.argv.slice(0, 2)).toEqual(["/usr/bin/sandbox-exec", "-p"]);
     expect(printed.argv[2]).toMatch(/^\(version 1\)\n[^]*\(deny default\)/);
@@ -160,7 +160,7 @@ describe("shellgate sandbox --backend NAME that cannot be used here (built bin)"
     const r = await shellgate("--backend", "windows", "--dry-run", "--json", "--writable-root", out, "--", "touch", made);
     expect(r.code, r.stderr).toBe(0);
     const printed = JSON.parse(r.stdout) as { backend: string; argv: string[]; env: Record<string, string>; plan: Record<string, unknown> };
-    expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "plan"]);
+    expect(Object.keys(printed)).toEqual(["backend", "argv", "env", "commandEnv", "plan"]);
     expect(printed.backend).toBe("windows");
     expect(printed.argv[2]).toBe("--request");
     // the runner a real run would start is the installed package's, not a file the bundle lacks
