@@ -1,7 +1,7 @@
-import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
-import { defaultSpillDir } from "@shellgate/orchestrator";
 import { decodeLossy, HeadTailBuffer } from "@shellgate/pty";
+import { CREATE_PRIVATE_FILE, makePrivateRunDir, stillPrivateRunDir, type PrivateRunDir } from "./private-run-dir.js";
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -35,17 +35,7 @@ export interface CapturedStream {
   fullOutputFile?: string;
 }
 
-/** A directory's device and inode, looked at without following a link; throws unless it is this user's own private directory. */
-function privateDirIdentity(dir: string): { dev: number; ino: number } {
-  const info = lstatSync(dir);
-  const uid = process.getuid?.();
-  if (!info.isDirectory()) throw new Error(`${dir} is not a directory (a symlink is not accepted)`);
-  if (uid !== undefined && info.uid !== uid) throw new Error(`${dir} is owned by uid ${info.uid}, not by this user (${uid})`);
-  if (process.platform !== "win32" && (info.mode & 0o022) !== 0) throw new Error(`${dir} is writable by group or others`);
-  return { dev: info.dev, ino: info.ino };
-}
-
-const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+const CREATE = constants.O_WRONLY | CREATE_PRIVATE_FILE;
 
 /**
  * Captures a command's stdout and stderr for `--json` with bounded memory: a head+tail buffer per
@@ -57,21 +47,17 @@ const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (cons
  */
 export class JsonOutputCapture {
   /** The capture's directory and its identity; undefined when none could be made (`#failure` says why). */
-  readonly #dir: { path: string; dev: number; ino: number } | undefined;
+  readonly #dir: PrivateRunDir | undefined;
   readonly #failure: string | undefined;
   readonly #streams: Record<"stdout" | "stderr", { buffer: HeadTailBuffer; file: string | undefined; fd: number | undefined }>;
 
   /** `parent`: where the capture's own directory is made (default the orchestrator's `defaultSpillDir()`). */
   constructor(options: { capBytes?: number; parent?: string } = {}) {
     const cap = options.capBytes ?? JSON_OUTPUT_CAP_BYTES;
-    const parent = options.parent ?? defaultSpillDir();
-    let dir: { path: string; dev: number; ino: number } | undefined;
+    let dir: PrivateRunDir | undefined;
     let failure: string | undefined;
     try {
-      mkdirSync(parent, { recursive: true, mode: 0o700 });
-      privateDirIdentity(parent);
-      const made = mkdtempSync(path.join(parent, "exec-"));
-      dir = { path: made, ...privateDirIdentity(made) };
+      dir = makePrivateRunDir("exec-", options.parent);
     } catch (error) {
       // The JSON still carries the head and tail; it says the rest could not be kept, and why.
       failure = (error as Error).message;
@@ -87,13 +73,7 @@ export class JsonOutputCapture {
 
   /** Whether the directory is still the one that was made (not renamed away, not a link in its place). */
   #unchanged(): boolean {
-    if (!this.#dir) return false;
-    try {
-      const now = privateDirIdentity(this.#dir.path);
-      return now.dev === this.#dir.dev && now.ino === this.#dir.ino;
-    } catch {
-      return false;
-    }
+    return this.#dir !== undefined && stillPrivateRunDir(this.#dir);
   }
 
   /** Take the next chunk of `stream`. */
