@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { readRegularFileNoFollow } from "./git-config-read.js";
 import { lstatOrUndefined, traceSymlinks } from "./paths.js";
 
 /**
@@ -53,12 +54,9 @@ export function metadataCarveOuts(root: string): string[] {
   const gitdir = joinAsWritten(root, target);
   found.push(gitdir);
   const realGitdir = traceSymlinks(gitdir).real;
-  let common = "";
-  try {
-    common = fs.readFileSync(path.join(realGitdir, "commondir"), "utf8").trim();
-  } catch {
-    // no shared repository named: an ordinary linked gitdir
-  }
+  // Read without blocking and without following a last link: a FIFO planted there must not hang the host.
+  const commondir = path.join(realGitdir, "commondir");
+  const common = readRegularFileNoFollow(commondir, commondir)?.trim() ?? "";
   if (common) found.push(joinAsWritten(realGitdir, common));
   return found;
 }

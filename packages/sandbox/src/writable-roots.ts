@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { InvalidSandboxPathError, InvalidSandboxPolicyError, UnpinnableProtectedPathError } from "./errors.js";
+import { InvalidSandboxPathError, InvalidSandboxPolicyError, UnpinnableProtectedPathError, type GitConfigOrigin } from "./errors.js";
 import { SandboxPolicySchema, type SandboxPolicy } from "./policy.js";
 import { metadataCarveOuts } from "./carve-outs.js";
+import { gitCarveOuts } from "./git-carve-outs.js";
 import { firstZodIssue } from "./zod-issues.js";
 import { isPathWithin, outermostPaths, realDirectoryOrUndefined, traceSymlinks, type LstatCache } from "./paths.js";
 
@@ -36,6 +37,11 @@ export interface WritableRootsOptions {
   protectedPaths?: readonly string[];
   /** Platform whose conventions apply (`/tmp` is not considered on win32); defaults to `process.platform`. */
   platform?: NodeJS.Platform;
+  /**
+   * The environment of the person's own git, which reads the configuration later: `HOME`,
+   * `XDG_CONFIG_HOME`, `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`. Defaults to `process.env`.
+   */
+  gitEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Re-validate a policy that may not have come through `parseSandboxPolicy`, reporting bad paths as path errors. */
@@ -96,10 +102,15 @@ function candidateRoots(
 }
 
 /** Refuse `given` when a symlink on its way sits in a directory the sandboxed command can write. */
-function checkLinks(given: string, links: readonly string[], isWritableDir: (dir: string) => boolean): void {
+function checkLinks(
+  given: string,
+  links: readonly string[],
+  isWritableDir: (dir: string) => boolean,
+  origin?: GitConfigOrigin,
+): void {
   for (const link of links) {
     const dir = path.dirname(link);
-    if (isWritableDir(dir)) throw new UnpinnableProtectedPathError(given, link, dir);
+    if (isWritableDir(dir)) throw new UnpinnableProtectedPathError(given, link, dir, origin);
   }
 }
 
@@ -138,11 +149,18 @@ export async function computeWritableRoots(
   const unique = [...new Set(roots)];
   const named = [...given, ...unique.flatMap((root) => metadataCarveOuts(root))];
   const cache: LstatCache = new Map();
-  const traced = named.map((p) => ({ given: p, ...traceSymlinks(p, cache) }));
+  const tracedNamed = named.map((p) => ({ given: p, origin: undefined as GitConfigOrigin | undefined, ...traceSymlinks(p, cache) }));
+  const namedCarveOuts = outermostPaths(tracedNamed.map((t) => t.real));
+  const writableBeforeGit = (dir: string) =>
+    unique.some((r) => isPathWithin(dir, r)) && !namedCarveOuts.some((c) => isPathWithin(dir, c));
+  // What git would run or read for these repositories is held like `.git` itself. Read with the
+  // named carve-outs alone in place: they are what holds `.git` while its config is read.
+  const git = gitCarveOuts(unique, { isWritableDir: writableBeforeGit, env: options.gitEnv ?? process.env, cache });
+  const traced = [...tracedNamed, ...git.map((t) => ({ given: t.path, origin: t.origin, ...traceSymlinks(t.path, cache) }))];
   const carveOuts = outermostPaths(traced.map((t) => t.real));
   const isReadOnly = (p: string) => carveOuts.some((c) => isPathWithin(p, c));
   const isWritableDir = (dir: string) => unique.some((r) => isPathWithin(dir, r)) && !isReadOnly(dir);
-  for (const t of traced) checkLinks(t.given, t.links, isWritableDir);
+  for (const t of traced) checkLinks(t.given, t.links, isWritableDir, t.origin);
 
   /** The innermost root that contains `p` and is not `p` itself. */
   const enclosingRoot = (p: string) =>
