@@ -6,6 +6,14 @@ export { checkCommand, type CheckCommandOptions } from "./check-command.js";
 export { computeWritableRoots, type WritableRoot, type WritableRootsOptions } from "./writable-roots.js";
 export { PROTECTED_METADATA_NAMES, readGitdirPointer } from "./carve-outs.js";
 export { parseGitConfig, type GitConfigEntry } from "./git-config-parse.js";
+export {
+  findRunRepositories,
+  DEFAULT_SCAN_MAX_DIRECTORIES,
+  NEW_REPOSITORY_SLACK_MS,
+  type RunRepository,
+  type RepositoryScan,
+  type RepositoryScanOptions,
+} from "./new-repositories.js";
 export { isPathWithin } from "./paths.js";
 export { SandboxManager, type BackendChoice, type BackendReport, type SandboxManagerOptions } from "./manager.js";
 export {
