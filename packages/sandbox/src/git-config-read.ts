@@ -140,6 +140,8 @@ export function readGitConfigChain(
   const settings: GitSetting[] = [];
   // Registered before the includes are read: a cycle meets this (partial) list and stops.
   ctx.seen.set(traced.real, settings);
+  // `GIT_CONFIG_GLOBAL=/dev/null` is how a user (or a test) turns a config file off: git reads it as empty.
+  if (traced.real === "/dev/null") return settings;
   const text = readRegularFileNoFollow(traced.real, file);
   if (text === undefined) return settings;
   for (const entry of parseGitConfig(text, file)) {

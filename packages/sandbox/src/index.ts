@@ -10,6 +10,7 @@ export {
   findRunRepositories,
   DEFAULT_SCAN_MAX_DIRECTORIES,
   NEW_REPOSITORY_SLACK_MS,
+  COARSE_TIMESTAMP_SLACK_MS,
   type RunRepository,
   type RepositoryScan,
   type RepositoryScanOptions,

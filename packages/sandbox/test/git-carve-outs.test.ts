@@ -212,3 +212,10 @@ describe("git configuration: what cannot be held is refused", () => {
     expect(error.location?.line).toBe(2);
   });
 });
+
+describe("git configuration: the user's own config files", () => {
+  it("reads GIT_CONFIG_GLOBAL=/dev/null as empty, as git does", async () => {
+    const { ws, gitEnv } = await repo("");
+    await expect(held(ws, { ...gitEnv, GIT_CONFIG_GLOBAL: "/dev/null" })).resolves.toContain(path.join(ws, ".git"));
+  });
+});

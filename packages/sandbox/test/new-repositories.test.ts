@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { computeWritableRoots, findRunRepositories, NEW_REPOSITORY_SLACK_MS } from "../src/index.js";
+import { computeWritableRoots, findRunRepositories, COARSE_TIMESTAMP_SLACK_MS } from "../src/index.js";
 import { layout, tempDir, workspaceWrite } from "./helpers.js";
 
 /** Pretend everything made so far is old: move its times before the slack window. */
@@ -20,8 +20,8 @@ describe("findRunRepositories", () => {
     await layout(ws, { "old/.git/config": "", "a/b/c/": "" });
     const roots = await rootsOf(ws);
     // ctime cannot be set back, so "before the run" is a start after the old repository was made.
-    const startedAt = Date.now() + NEW_REPOSITORY_SLACK_MS + 5;
-    await new Promise((r) => setTimeout(r, NEW_REPOSITORY_SLACK_MS + 20));
+    const startedAt = Date.now() + COARSE_TIMESTAMP_SLACK_MS + 5;
+    await new Promise((r) => setTimeout(r, COARSE_TIMESTAMP_SLACK_MS + 20));
     await layout(ws, { "a/b/c/.git/HEAD": "ref: refs/heads/main\n", "wt/.git": "gitdir: /elsewhere\n" });
     const scan = findRunRepositories(roots, startedAt);
     expect(scan.complete).toBe(true);
@@ -35,8 +35,8 @@ describe("findRunRepositories", () => {
     const ws = await tempDir();
     await layout(ws, { "vendored/.git/hooks/pre-commit.sample": "", "vendored/.git/config": "", "quiet/.git/config": "" });
     const roots = await rootsOf(ws);
-    const startedAt = Date.now() + NEW_REPOSITORY_SLACK_MS + 5;
-    await new Promise((r) => setTimeout(r, NEW_REPOSITORY_SLACK_MS + 20));
+    const startedAt = Date.now() + COARSE_TIMESTAMP_SLACK_MS + 5;
+    await new Promise((r) => setTimeout(r, COARSE_TIMESTAMP_SLACK_MS + 20));
     await fs.writeFile(path.join(ws, "vendored/.git/hooks/pre-commit.sample"), "#!/bin/sh\n");
     expect(findRunRepositories(roots, startedAt).repositories).toEqual([
       { path: path.join(ws, "vendored"), gitPath: path.join(ws, "vendored/.git"), change: "changed" },
@@ -62,5 +62,19 @@ describe("findRunRepositories", () => {
     const whole = findRunRepositories(await rootsOf(ws), Date.now() - 1);
     expect(whole.complete).toBe(true);
     expect(whole.repositories.map((r) => r.path)).toEqual([path.join(ws, "d")]);
+  });
+});
+
+describe("findRunRepositories: which roots", () => {
+  it("searches only the roots it is told to, a nested one included", async () => {
+    const outer = await tempDir();
+    await layout(outer, { "ws/": "", "other/.git/HEAD": "" });
+    const ws = path.join(outer, "ws");
+    await layout(ws, { "made/.git/HEAD": "" });
+    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [outer] }), { cwd: ws, env: {}, gitEnv: { GIT_CONFIG_NOSYSTEM: "1" } });
+    const all = findRunRepositories(roots, Date.now() - 1000).repositories.map((r) => r.path).sort();
+    expect(all).toEqual([path.join(outer, "other"), path.join(ws, "made")]);
+    const onlyWs = findRunRepositories(roots, Date.now() - 1000, { searchRoots: [ws] }).repositories.map((r) => r.path);
+    expect(onlyWs).toEqual([path.join(ws, "made")]);
   });
 });

@@ -1,4 +1,5 @@
 import { CommandNotFoundError as SandboxCommandNotFoundError, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
+import { RepositoryWatch } from "./repository-watch.js";
 import { assessCommand } from "../admission/assess.js";
 import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFoundError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
@@ -7,7 +8,7 @@ import { explainAttempt, firstAttemptOverride, judgeProbe, releaseSandbox, retry
 import type { HostGrant } from "../network/grants.js";
 import { commandRuleGrant, ruleSandboxPolicy } from "../network/rule-grant.js";
 import { routeNetwork, withProxyCleanup } from "./network-step.js";
-import type { ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome } from "./types.js";
+import type { ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome, RunRepositoriesReport } from "./types.js";
 
 const FULL_ACCESS: SandboxPolicy = { mode: "danger-full-access" };
 
@@ -124,6 +125,7 @@ export class ExecPipeline {
       sandboxDenied,
       ...(!retried && denial ? { sandboxDenial: denial } : {}),
       ...(!retried && first.network ? { network: first.network } : {}),
+      ...(!retried && first.repositories ? { runRepositories: first.repositories } : {}),
       admission,
       trace,
     });
@@ -187,7 +189,7 @@ export class ExecPipeline {
     policy: SandboxPolicy,
     launch: Launcher<T>,
     commandGrants: readonly HostGrant[],
-  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; network?: NetworkReport }> {
+  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; network?: NetworkReport; repositories?: RunRepositoriesReport }> {
     checkCancelled(request.signal);
     const ctx = this.#ctx;
     // Again here, not only at the start of the call: an approval can wait for minutes, and the retry
@@ -211,6 +213,9 @@ export class ExecPipeline {
       if (error instanceof SandboxCommandNotFoundError) throw new CommandNotFoundError(error.program, error.detail, { cause: error });
       throw new SandboxPrepareFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
     }
+    // A sandboxed run that could write may leave a repository behind whose hooks and config the
+    // person's next git command there would run: noted before the launch, looked for after it.
+    const watch = RepositoryWatch.start(policy, env, options, request);
     let result: LaunchResult<T>;
     try {
       result = await launch(env);
@@ -222,7 +227,9 @@ export class ExecPipeline {
       throw new SpawnFailedError(`cannot start the command: ${errorMessage(error)}`, { cause: error });
     }
     if (result.probe) await releaseSandbox(env);
-    return { env, result, options, ...(routed.report ? { network: routed.report } : {}) };
+    const repositories = result.probe ? await watch?.finish() : undefined;
+    if (repositories) ctx.events.emit({ type: "exec.repositories", callId: request.callId, ...repositories });
+    return { env, result, options, ...(routed.report ? { network: routed.report } : {}), ...(repositories ? { repositories } : {}) };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ExecEnv, SandboxDenial, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
+import type { ExecEnv, RunRepository, SandboxDenial, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
 import type { Admission, AdmissionDeps } from "../admission/assess.js";
 import type { PolicyEvaluator } from "../admission/policy-types.js";
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
@@ -87,6 +87,11 @@ export interface PipelineOutcome<T> {
    * could be asked (`no_approver`) or the person denied it (`declined`). See `sandboxRetryMessage`.
    */
   sandboxRetry?: SandboxRetryStatus;
+  /**
+   * Repositories the last attempt created (or whose hooks or config it changed) inside its writable
+   * roots, when it ran sandboxed with write access and any were found, or the search was cut short.
+   */
+  runRepositories?: RunRepositoriesReport;
   admission: Admission;
   trace: DecisionTrace;
   /**
@@ -95,6 +100,18 @@ export interface PipelineOutcome<T> {
    * refused while it runs.
    */
   network?: NetworkReport;
+}
+
+/**
+ * Git repositories a sandboxed run left in its writable roots: each is a hostile repository, whose
+ * hooks and config the person's next git command there would run.
+ */
+export interface RunRepositoriesReport {
+  repositories: RunRepository[];
+  /** False when the search stopped at its directory budget (or could not run): there may be more. */
+  complete: boolean;
+  /** Directories read by the search. */
+  directories: number;
 }
 
 /** What a run's network amounted to, as the model is told: refused hosts, and why it had none. */

@@ -1,4 +1,5 @@
 import type { NetworkRefusal } from "../network/run-network.js";
+import type { RunRepositoriesReport } from "../pipeline/types.js";
 import type { SandboxDenial } from "@shellgate/sandbox";
 import type { z } from "zod";
 import type { SandboxRetryStatus } from "../approval/retry-message.js";
@@ -53,6 +54,11 @@ export interface ToolOutput {
   networkRefusals?: NetworkRefusal[];
   /** Why the run had less network than its grants say (the proxy could not start, or stopped). The content says so too. */
   networkNote?: string;
+  /**
+   * Git repositories the sandboxed run created, or whose hooks or config it changed, in its writable
+   * roots: for the person, whose next git command there would run them (see `exec.repositories`).
+   */
+  runRepositories?: RunRepositoriesReport;
 }
 
 /** One tool: its argument schema, whether a call may mutate, and how to run it. */

@@ -53,6 +53,7 @@ async function oneShotOutput(runtime: ToolRuntime, outcome: OneShotOutcome, styl
     ...(rendered.fullOutputPath !== undefined ? { fullOutputPath: rendered.fullOutputPath } : {}),
     ...(refusals ? { networkRefusals: refusals } : {}),
     ...(networkNote ? { networkNote } : {}),
+    ...(outcome.runRepositories ? { runRepositories: outcome.runRepositories } : {}),
   };
 }
 
