@@ -6,8 +6,11 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { realSandboxSkip, runBin, type RunResult } from "./helpers.js";
+import { BIN, realSandboxSkip, runBin, type RunResult } from "./helpers.js";
 
 const sandboxSkip = await realSandboxSkip();
 const gitSkip = spawnSync("git", ["--version"]).status === 0 ? undefined : "git is not installed";
@@ -126,5 +129,35 @@ describe.skipIf(skip !== undefined)(`git through shellgate exec${skip ? ` (skipp
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(JSON.parse(quiet.stdout)).not.toHaveProperty("runRepositories");
     expect(quiet.stderr).not.toContain("git repository");
+  });
+
+  it("shellgate mcp: the tool result's structuredContent names the repository the command created", async () => {
+    const { ws, env, marker } = workspace("new-repo-mcp");
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "--cwd", ws, "--no-default-rules", "--approval-policy", "never"],
+      env,
+      cwd: ws,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "shellgate-trust-git-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const result = (await client.callTool({
+        name: "shell_command",
+        arguments: { command: `git init -q sub && git -C sub config core.fsmonitor 'touch ${marker}'`, login: false },
+      })) as CallToolResult;
+      expect(result.isError).toBe(false);
+      const sub = path.join(ws, "sub");
+      expect(result.structuredContent).toMatchObject({
+        exitCode: 0,
+        runRepositories: { complete: true, repositories: [{ path: sub, gitPath: path.join(sub, ".git"), change: "created" }] },
+      });
+    } finally {
+      await client.close();
+    }
+    // control: the repository it names runs the command's fsmonitor on the host's next git status
+    host("git status --short", path.join(ws, "sub"), env);
+    expect(fs.existsSync(marker)).toBe(true);
   });
 });

@@ -31,7 +31,7 @@ const ROOT = [
     "OrchestratorError", "OrchestratorErrorCode", "OrchestratorEvent", "OrchestratorOptions",
     "OrchestratorOptionsSchema", "OutputSink", "ParsedToolCall", "PipeSpawner", "PipelineContext", "PipelineOutcome",
     "PolicyDecision", "PolicyEvaluator", "PolicyRuleMatch", "PolicyStore", "ProtectedPathsEnv", "ProtectedPathsInput",
-    "RejectedError", "ReviewDecision", "ReviewDecisionSchema", "SandboxDeniedError", "SandboxPrepareFailedError",
+    "RejectedError", "ReviewDecision", "ReviewDecisionSchema", "RunRepositoriesReport", "SandboxDeniedError", "SandboxPrepareFailedError",
     "SandboxRetryStatus", "SessionNetwork", "SessionNotTtyError", "SessionProcess", "SessionProcessFactory",
     "SessionSpawnSpec", "SessionStoreOptions", "ShellArgs", "ShellArgsSchema", "ShellCommandArgs",
     "ShellCommandArgsSchema", "ShellEnvironmentPolicy", "ShellEnvironmentPolicyInput", "ShellEnvironmentPolicySchema",
