@@ -65,7 +65,7 @@ export type OrchestratorEvent =
    * fsmonitor, a filter, a pager) run on the person's next git command in that directory. Sent only
    * when there is one, or when the search stopped at its budget (`complete: false`: there may be more).
    */
-  | { type: "exec.repositories"; callId: string; repositories: RunRepository[]; complete: boolean; directories: number }
+  | { type: "exec.repositories"; callId: string; repositories: RunRepository[]; complete: boolean; directories: number; listed: number }
   | { type: "approval.requested"; callId: string; argv: readonly string[]; cwd: string; reason?: string; proposedAmendment?: readonly string[] }
   | { type: "approval.decided"; callId: string; decision: string }
   /**

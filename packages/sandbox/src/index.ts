@@ -8,6 +8,7 @@ export { PROTECTED_METADATA_NAMES, readGitdirPointer } from "./carve-outs.js";
 export { parseGitConfig, type GitConfigEntry } from "./git-config-parse.js";
 export {
   findRunRepositories,
+  DirectoryListingCache,
   DEFAULT_SCAN_MAX_DIRECTORIES,
   NEW_REPOSITORY_SLACK_MS,
   COARSE_TIMESTAMP_SLACK_MS,

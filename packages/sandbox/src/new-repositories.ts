@@ -47,8 +47,10 @@ export interface RepositoryScan {
   repositories: RunRepository[];
   /** False when the scan stopped at its directory budget; `repositories` is then a lower bound. */
   complete: boolean;
-  /** Directories read. */
+  /** Directories searched. */
   directories: number;
+  /** Of those, the ones whose entries were read (the others came unchanged from the cache). */
+  listed: number;
 }
 
 /** Options of `findRunRepositories`. */
@@ -61,6 +63,11 @@ export interface RepositoryScanOptions {
    * time, and reading all of `/tmp` after every run would cost more than the run.
    */
   searchRoots?: readonly string[];
+  /**
+   * Listings kept between the searches of one session: a directory unchanged since it was last read
+   * costs one `lstat` instead of a read. Its first search reads everything.
+   */
+  cache?: DirectoryListingCache;
 }
 
 const changedSince = (p: string, since: number): boolean => {
@@ -82,6 +89,70 @@ function metadataChanged(gitDir: string, since: number): boolean {
   return names.some((name) => changedSince(path.join(hooks, name), since));
 }
 
+/** What a search needs of one directory: its subdirectories (links excluded, `.git` apart) and whether it holds a `.git`. */
+interface Listing {
+  subdirs: string[];
+  hasGit: boolean;
+}
+
+/** A listing kept with the identity and change time of the directory when it was read. */
+interface CachedListing extends Listing {
+  ino: number;
+  dev: number;
+  ctimeMs: number;
+}
+
+/**
+ * Listings kept from one search to the next within a session (see `RepositoryScanOptions.cache`).
+ * Holds at most `maxEntries` directories; past that, new ones are read and not kept.
+ */
+export class DirectoryListingCache {
+  readonly listings = new Map<string, CachedListing>();
+  constructor(readonly maxEntries: number = DEFAULT_SCAN_MAX_DIRECTORIES) {}
+}
+
+function readListing(dir: string): Listing | undefined {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const subdirs: string[] = [];
+  let hasGit = false;
+  for (const entry of entries) {
+    if (entry.name === ".git") hasGit = true;
+    // Node looks up an entry whose type the filesystem does not report; a link is never a directory here.
+    else if (entry.isDirectory()) subdirs.push(entry.name);
+  }
+  return { subdirs, hasGit };
+}
+
+/**
+ * The listing of `dir`, from the cache when the directory is the same one (device, inode) with the
+ * same change time as when it was read, and that change time lies before `since`: no entry of it
+ * was added, removed or renamed since it was read (each would set its change time to the present,
+ * and a command cannot set a change time back). Otherwise it is read, its change time taken first,
+ * and kept only if that lies before `since`, so that a later change cannot share its timestamp.
+ */
+function cachedListing(cache: DirectoryListingCache, dir: string, since: number, read: (dir: string) => Listing | undefined): Listing | undefined {
+  const stat = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!stat?.isDirectory()) return undefined;
+  const kept = cache.listings.get(dir);
+  if (kept && kept.ino === stat.ino && kept.dev === stat.dev && kept.ctimeMs === stat.ctimeMs && stat.ctimeMs < since) return kept;
+  const listing = read(dir);
+  if (!listing) {
+    cache.listings.delete(dir);
+    return undefined;
+  }
+  if (stat.ctimeMs < since && (kept || cache.listings.size < cache.maxEntries)) {
+    cache.listings.set(dir, { ...listing, ino: stat.ino, dev: stat.dev, ctimeMs: stat.ctimeMs });
+  } else {
+    cache.listings.delete(dir);
+  }
+  return listing;
+}
+
 /**
  * Every git repository (a `.git` directory or file) inside `roots` that appeared, or whose config or
  * hooks changed, since `startedAt` (ms since the epoch, taken before the run started; the scan
@@ -90,49 +161,50 @@ function metadataChanged(gitDir: string, since: number): boolean {
  *
  * Each directory of every root is read once, by name and type only (no `stat` per entry): a new
  * `.git` can sit below any directory, and a directory's own times say nothing about what changed
- * further down, so no subtree can be skipped by its times. Skipped: the roots' read-only carve-outs
+ * further down, so no subtree can be skipped by its times. With a `cache`, a directory unchanged
+ * since an earlier search is not read again: its change time shows that no entry of it changed. Skipped: the roots' read-only carve-outs
  * (the sandbox could not write there), the inside of every `.git`, and symbolic links (never
  * followed). Unreadable directories are skipped too. Stops at `maxDirectories` with `complete: false`.
  */
 export function findRunRepositories(roots: readonly WritableRoot[], startedAt: number, options: RepositoryScanOptions = {}): RepositoryScan {
   const max = options.maxDirectories ?? DEFAULT_SCAN_MAX_DIRECTORIES;
   const readOnly = outermostPaths(roots.flatMap((r) => (r.readOnlySubpaths.includes(r.root) ? [] : r.readOnlySubpaths)));
-  const isReadOnly = (p: string) => readOnly.some((c) => isPathWithin(p, c));
+  // The walk starts outside every carve-out and stops at each, so a path met on the way lies inside
+  // one only if it is one: a set lookup per directory instead of a comparison with each carve-out.
+  const readOnlySet = new Set(readOnly);
+  const isReadOnly = (p: string) => readOnlySet.has(p);
   const fullyReadOnly = new Set(roots.filter((r) => r.readOnlySubpaths.includes(r.root)).map((r) => r.root));
   const wanted = options.searchRoots ? new Set(options.searchRoots) : undefined;
-  const starts = outermostPaths(roots.map((r) => r.root).filter((r) => !fullyReadOnly.has(r) && (wanted?.has(r) ?? true)));
+  const starts = outermostPaths(
+    roots.map((r) => r.root).filter((r) => !fullyReadOnly.has(r) && (wanted?.has(r) ?? true) && !readOnly.some((c) => isPathWithin(r, c))),
+  );
   const repositories: RunRepository[] = [];
   let directories = 0;
+  let listed = 0;
+  const cache = options.cache;
+  const read = (dir: string) => {
+    listed++;
+    return readListing(dir);
+  };
   const stack = starts.map((root) => ({ dir: root, since: startedAt - slackFor(root) })).reverse();
   while (stack.length > 0) {
-    if (directories >= max) return { repositories, complete: false, directories };
+    if (directories >= max) return { repositories, complete: false, directories, listed };
     const { dir, since } = stack.pop() as { dir: string; since: number };
     directories++;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
+    const listing = cache ? cachedListing(cache, dir, since, read) : read(dir);
+    if (!listing) continue;
+    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
+    if (listing.hasGit) {
+      const full = prefix + ".git";
+      const stat = isReadOnly(full) ? undefined : fs.lstatSync(full, { throwIfNoEntry: false });
+      // A `.git` link is a repository too, for git; its target is not followed.
+      if (stat && stat.ctimeMs >= since) repositories.push({ path: dir, gitPath: full, change: "created" });
+      else if (stat?.isDirectory() && metadataChanged(full, since)) repositories.push({ path: dir, gitPath: full, change: "changed" });
     }
-    const below: Array<{ dir: string; since: number }> = [];
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.name === ".git") {
-        if (isReadOnly(full)) continue;
-        const stat = fs.lstatSync(full, { throwIfNoEntry: false });
-        if (!stat || stat.isSymbolicLink()) {
-          // A `.git` link is a repository too, for git; its target is not followed.
-          if (stat && stat.ctimeMs >= since) repositories.push({ path: dir, gitPath: full, change: "created" });
-          continue;
-        }
-        if (stat.ctimeMs >= since) repositories.push({ path: dir, gitPath: full, change: "created" });
-        else if (stat.isDirectory() && metadataChanged(full, since)) repositories.push({ path: dir, gitPath: full, change: "changed" });
-        continue;
-      }
-      // Node looks up an entry whose type the filesystem does not report; a link is never a directory here.
-      if (entry.isDirectory() && !isReadOnly(full)) below.push({ dir: full, since });
+    for (let i = listing.subdirs.length - 1; i >= 0; i--) {
+      const full = prefix + (listing.subdirs[i] as string);
+      if (!isReadOnly(full)) stack.push({ dir: full, since });
     }
-    for (let i = below.length - 1; i >= 0; i--) stack.push(below[i] as { dir: string; since: number });
   }
-  return { repositories, complete: true, directories };
+  return { repositories, complete: true, directories, listed };
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { computeWritableRoots, findRunRepositories, COARSE_TIMESTAMP_SLACK_MS } from "../src/index.js";
+import { computeWritableRoots, COARSE_TIMESTAMP_SLACK_MS, DirectoryListingCache, findRunRepositories } from "../src/index.js";
 import { layout, tempDir, workspaceWrite } from "./helpers.js";
 
 /** Pretend everything made so far is old: move its times before the slack window. */
@@ -77,4 +77,42 @@ describe("findRunRepositories: which roots", () => {
     const onlyWs = findRunRepositories(roots, Date.now() - 1000, { searchRoots: [ws] }).repositories.map((r) => r.path);
     expect(onlyWs).toEqual([path.join(ws, "made")]);
   });
+});
+
+describe("findRunRepositories: listings kept between the searches of a session", () => {
+  it("reads only the directories that changed, and still finds a repository made deep in an old tree", async () => {
+    const ws = await tempDir();
+    await layout(ws, { "node_modules/a/lib/x/": "", "node_modules/b/test/": "", "src/": "" });
+    const roots = await rootsOf(ws);
+    const cache = new DirectoryListingCache();
+    // Listings are kept only for directories whose change time lies before the search's window.
+    await new Promise((r) => setTimeout(r, COARSE_TIMESTAMP_SLACK_MS + 20));
+    const first = findRunRepositories(roots, Date.now(), { cache });
+    expect(first).toMatchObject({ repositories: [], complete: true, directories: 8, listed: 8 });
+
+    const second = findRunRepositories(roots, Date.now(), { cache });
+    expect(second).toMatchObject({ repositories: [], directories: 8, listed: 0 });
+
+    const startedAt = Date.now();
+    await layout(ws, { "node_modules/a/lib/x/.git/HEAD": "" });
+    const third = findRunRepositories(roots, startedAt, { cache });
+    expect(third.repositories).toEqual([{ path: path.join(ws, "node_modules/a/lib/x"), gitPath: path.join(ws, "node_modules/a/lib/x/.git"), change: "created" }]);
+    // Only the directory that gained an entry was read again.
+    expect(third.listed).toBe(1);
+  }, 10_000);
+
+  it("a directory replaced by another under the same name is read again", async () => {
+    const ws = await tempDir();
+    await layout(ws, { "a/old/": "", "b/": "" });
+    const roots = await rootsOf(ws);
+    const cache = new DirectoryListingCache();
+    await new Promise((r) => setTimeout(r, COARSE_TIMESTAMP_SLACK_MS + 20));
+    findRunRepositories(roots, Date.now(), { cache });
+    const startedAt = Date.now();
+    await layout(ws, { "c/.git/HEAD": "" });
+    await fs.rename(path.join(ws, "a"), path.join(ws, "a.gone"));
+    await fs.rename(path.join(ws, "c"), path.join(ws, "a"));
+    const scan = findRunRepositories(roots, startedAt, { cache });
+    expect(scan.repositories.map((r) => r.path)).toEqual([path.join(ws, "a")]);
+  }, 10_000);
 });

@@ -1,4 +1,4 @@
-import { CommandNotFoundError as SandboxCommandNotFoundError, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
+import { CommandNotFoundError as SandboxCommandNotFoundError, DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
 import { RepositoryWatch } from "./repository-watch.js";
 import { assessCommand } from "../admission/assess.js";
 import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFoundError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
@@ -20,6 +20,8 @@ const FULL_ACCESS: SandboxPolicy = { mode: "danger-full-access" };
  */
 export class ExecPipeline {
   readonly #ctx: PipelineContext;
+  /** Directory listings kept between the runs of this session, for the search for new repositories. */
+  readonly #listings = new DirectoryListingCache();
 
   constructor(ctx: PipelineContext) {
     this.#ctx = ctx;
@@ -215,7 +217,7 @@ export class ExecPipeline {
     }
     // A sandboxed run that could write may leave a repository behind whose hooks and config the
     // person's next git command there would run: noted before the launch, looked for after it.
-    const watch = RepositoryWatch.start(policy, env, options, request);
+    const watch = RepositoryWatch.start(policy, env, options, request, this.#listings);
     let result: LaunchResult<T>;
     try {
       result = await launch(env);

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { computeWritableRoots, findRunRepositories, type ExecEnv, type SandboxPolicy, type TransformOptions, type WritableRoot } from "@shellgate/sandbox";
+import { computeWritableRoots, findRunRepositories, type DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions, type WritableRoot } from "@shellgate/sandbox";
 import type { ExecRequest, RunRepositoriesReport } from "./types.js";
 
 /**
@@ -13,15 +13,20 @@ export class RepositoryWatch {
   readonly #roots: Promise<WritableRoot[] | undefined>;
   readonly #startedAt: number;
   readonly #searchRoots: string[];
+  readonly #cache: DirectoryListingCache;
 
-  private constructor(roots: Promise<WritableRoot[] | undefined>, startedAt: number, searchRoots: string[]) {
+  private constructor(roots: Promise<WritableRoot[] | undefined>, startedAt: number, searchRoots: string[], cache: DirectoryListingCache) {
     this.#roots = roots;
     this.#startedAt = startedAt;
     this.#searchRoots = searchRoots;
+    this.#cache = cache;
   }
 
-  /** Note the time and the run's writable roots before it starts; undefined for a run that cannot write. */
-  static start(policy: SandboxPolicy, env: ExecEnv, options: TransformOptions, request: ExecRequest): RepositoryWatch | undefined {
+  /**
+   * Note the time and the run's writable roots before it starts; undefined for a run that cannot
+   * write. `cache` holds directory listings between the runs of a session (see `findRunRepositories`).
+   */
+  static start(policy: SandboxPolicy, env: ExecEnv, options: TransformOptions, request: ExecRequest, cache: DirectoryListingCache): RepositoryWatch | undefined {
     if (policy.mode !== "workspace-write" || env.sandboxType === "none") return undefined;
     const startedAt = Date.now();
     // The same computation the backend made when it prepared the run; a failure here leaves the
@@ -40,14 +45,14 @@ export class RepositoryWatch {
         return [];
       }
     });
-    return new RepositoryWatch(roots, startedAt, searchRoots);
+    return new RepositoryWatch(roots, startedAt, searchRoots, cache);
   }
 
   /** After the run, its sandbox released: what appeared or changed; undefined when there is nothing to tell. */
   async finish(): Promise<RunRepositoriesReport | undefined> {
     const roots = await this.#roots;
-    if (!roots) return { repositories: [], complete: false, directories: 0 };
-    const scan = findRunRepositories(roots, this.#startedAt, { searchRoots: this.#searchRoots });
+    if (!roots) return { repositories: [], complete: false, directories: 0, listed: 0 };
+    const scan = findRunRepositories(roots, this.#startedAt, { searchRoots: this.#searchRoots, cache: this.#cache });
     return scan.repositories.length > 0 || !scan.complete ? scan : undefined;
   }
 }

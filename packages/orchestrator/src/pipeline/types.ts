@@ -110,8 +110,10 @@ export interface RunRepositoriesReport {
   repositories: RunRepository[];
   /** False when the search stopped at its directory budget (or could not run): there may be more. */
   complete: boolean;
-  /** Directories read by the search. */
+  /** Directories searched. */
   directories: number;
+  /** Of those, the ones read (the others were unchanged since an earlier run of the session). */
+  listed: number;
 }
 
 /** What a run's network amounted to, as the model is told: refused hosts, and why it had none. */
