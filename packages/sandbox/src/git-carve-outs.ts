@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { GitConfigOrigin } from "./errors.js";
-import { splitCommandWords } from "./git-config-parse.js";
-import { expandGitPath, keyOf, readGitConfigChain, readRegularFileNoFollow, type GitConfigReadContext, type GitSetting } from "./git-config-read.js";
+import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js";
+import { expandGitPath, readGitConfigChain, readRegularFileNoFollow, type GitConfigReadContext } from "./git-config-read.js";
 import { lstatOrUndefined, traceSymlinks, type LstatCache } from "./paths.js";
 
 /**
@@ -21,78 +21,6 @@ interface Repository {
   gitdir: string;
   /** The shared repository (`commondir`), or `gitdir` itself. */
   common: string;
-}
-
-/** Keys, as `section.name` without a subsection, whose value is a command git runs. */
-const COMMAND_KEYS = new Set([
-  "core.fsmonitor",
-  "core.sshcommand",
-  "core.editor",
-  "core.pager",
-  "core.askpass",
-  "core.gitproxy",
-  "sequence.editor",
-  "diff.external",
-  "gpg.program",
-  "credential.helper",
-  "interactive.difffilter",
-  "sendemail.sendmailcmd",
-  "uploadpack.packobjectshook",
-]);
-
-/** Whether `entry` holds a command git runs (`diff.<driver>.textconv`, `filter.<name>.clean`, …). */
-function isCommandKey({ section, subsection, name, value }: GitSetting["entry"]): boolean {
-  if (subsection === undefined) {
-    if (COMMAND_KEYS.has(`${section}.${name}`)) return true;
-    if (section === "pager") return true;
-    return section === "alias" && (value ?? "").startsWith("!");
-  }
-  if (name === "textconv") return true;
-  switch (section) {
-    case "diff":
-      return name === "command";
-    case "merge":
-      return name === "driver";
-    case "filter":
-      return name === "clean" || name === "smudge" || name === "process";
-    case "credential":
-      return name === "helper";
-    case "gpg":
-      return name === "program";
-    case "difftool":
-    case "mergetool":
-      return name === "cmd";
-    case "remote":
-      return name === "uploadpack" || name === "receivepack";
-    default:
-      return false;
-  }
-}
-
-/** Keys whose value is a directory or file git reads code from: hooks, and the template `git init` copies hooks from. */
-function isCodePathKey({ section, subsection, name }: GitSetting["entry"]): boolean {
-  if (subsection !== undefined) return false;
-  return (section === "core" && name === "hookspath") || (section === "init" && name === "templatedir");
-}
-
-/**
- * The paths a command value names: every word that is a path (it holds a `/` or starts with `~`),
- * after a leading `!` and after `name=` in an option word. The first word is the program and is held
- * whether it exists or not (the command could otherwise create it); a later word only when it is a
- * regular file, a script the program runs (an argument like `s/a/b/` is not made into a placeholder
- * directory, and a directory argument like `cd /tmp` does not make a whole root read-only).
- */
-function commandPaths(value: string, top: string | undefined, home: string | undefined): string[] {
-  const words = splitCommandWords(value.startsWith("!") ? value.slice(1) : value);
-  const found: string[] = [];
-  for (const [i, raw] of words.entries()) {
-    const word = raw.startsWith("-") && raw.includes("=") ? raw.slice(raw.indexOf("=") + 1) : raw;
-    if (!word.includes("/") && !word.startsWith("~")) continue;
-    const target = expandGitPath(word, top, home);
-    if (target === undefined) continue;
-    if (i === 0 || lstatOrUndefined(target)?.isFile()) found.push(target);
-  }
-  return found;
 }
 
 /** The text after `gitdir:` in a `.git` file, read safely; undefined when there is none. */
@@ -183,13 +111,14 @@ export function gitCarveOuts(roots: readonly string[], options: GitCarveOutOptio
       ...readGitConfigChain(path.join(repo.gitdir, "config.worktree"), ctx),
     ];
     for (const { entry, file } of settings) {
-      if (entry.value === undefined) continue;
       const origin = { key: keyOf(entry), file, line: entry.line };
-      if (isCodePathKey(entry)) {
-        const target = expandGitPath(entry.value, repo.top, home);
-        if (target !== undefined) targets.push({ path: target, origin });
-      } else if (isCommandKey(entry)) {
-        for (const target of commandPaths(entry.value, repo.top, home)) targets.push({ path: target, origin });
+      for (const ref of gitConfigReferences(entry)) {
+        if (ref.kind === "include") continue; // read (and held) by readGitConfigChain
+        const target = expandGitPath(ref.value, repo.top, home);
+        if (target === undefined) continue;
+        // A script argument is held only when it is one: see `gitConfigReferences`.
+        if (ref.kind === "argument" && !lstatOrUndefined(target)?.isFile()) continue;
+        targets.push({ path: target, origin });
       }
     }
   }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { GitConfigUnreadableError, UnpinnableProtectedPathError, type GitConfigOrigin } from "./errors.js";
 import { parseGitConfig, type GitConfigEntry } from "./git-config-parse.js";
+import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js";
 import { traceSymlinks, type LstatCache } from "./paths.js";
 
 /** Largest config file read; git's own files are a few kilobytes, and a bigger one is refused, not truncated. */
@@ -89,10 +90,6 @@ export interface GitConfigReadContext {
   files: GitConfigFile[];
 }
 
-/** The key of an entry as git spells it for a person: `section.subsection.name`. */
-export function keyOf(entry: GitConfigEntry): string {
-  return entry.subsection === undefined ? `${entry.section}.${entry.name}` : `${entry.section}.${entry.subsection}.${entry.name}`;
-}
 
 /**
  * Expand a path value the way git does for `include.path` and `core.hooksPath`: `~/` is the home
@@ -146,9 +143,9 @@ export function readGitConfigChain(
   if (text === undefined) return settings;
   for (const entry of parseGitConfig(text, file)) {
     settings.push({ entry, file });
-    const isInclude = entry.name === "path" && (entry.section === "include" || (entry.section === "includeif" && entry.subsection !== undefined));
-    if (!isInclude || entry.value === undefined) continue;
-    const target = expandGitPath(entry.value, path.dirname(file), ctx.home);
+    const include = gitConfigReferences(entry).find((ref) => ref.kind === "include");
+    if (!include) continue;
+    const target = expandGitPath(include.value, path.dirname(file), ctx.home);
     if (target === undefined) continue;
     if (depth + 1 > MAX_GIT_INCLUDE_DEPTH) continue;
     settings.push(...readGitConfigChain(target, ctx, { key: keyOf(entry), file, line: entry.line }, depth + 1));

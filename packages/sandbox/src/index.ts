@@ -6,6 +6,7 @@ export { checkCommand, type CheckCommandOptions } from "./check-command.js";
 export { computeWritableRoots, type WritableRoot, type WritableRootsOptions } from "./writable-roots.js";
 export { PROTECTED_METADATA_NAMES, readGitdirPointer } from "./carve-outs.js";
 export { parseGitConfig, type GitConfigEntry } from "./git-config-parse.js";
+export { gitConfigKey, gitConfigReferences, type GitConfigReference } from "./git-config-refs.js";
 export {
   findRunRepositories,
   DirectoryListingCache,
