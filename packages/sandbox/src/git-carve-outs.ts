@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import type { GitConfigOrigin } from "./errors.js";
 import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js";
@@ -53,6 +54,43 @@ function repositoryOf(dir: string, cache: LstatCache, isWritableDir: (dir: strin
   }
 }
 
+/** Submodule repositories looked at per superproject, and how deep their names go (`modules/a/b`). */
+const MAX_SUBMODULES = 256;
+const MAX_SUBMODULE_DEPTH = 6;
+
+/**
+ * The submodule repositories under `<common>/modules` (a directory holding `HEAD` is one; nested
+ * submodules have their own `modules/`), each with its worktree from its `core.worktree`, which git
+ * writes relative to the module's directory. One without a worktree setting keeps relative values
+ * unresolved (`top` is its own directory, where nothing relative of interest lies).
+ */
+function submodulesOf(common: string, ctx: GitConfigReadContext): Repository[] {
+  const found: Repository[] = [];
+  const visit = (dir: string, depth: number) => {
+    if (depth > MAX_SUBMODULE_DEPTH || found.length >= MAX_SUBMODULES) return;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory() || found.length >= MAX_SUBMODULES) continue;
+      const gitdir = path.join(dir, entry.name);
+      if (!lstatOrUndefined(path.join(gitdir, "HEAD"))?.isFile()) {
+        visit(gitdir, depth + 1);
+        continue;
+      }
+      const settings = readGitConfigChain(path.join(gitdir, "config"), ctx);
+      const worktree = settings.filter(({ entry: e }) => e.section === "core" && e.subsection === undefined && e.name === "worktree").at(-1)?.entry.value;
+      found.push({ top: worktree ? path.resolve(gitdir, worktree) : gitdir, gitdir, common: gitdir });
+      visit(path.join(gitdir, "modules"), depth + 1);
+    }
+  };
+  visit(path.join(common, "modules"), 0);
+  return found;
+}
+
 /** The user-wide and system-wide config files git reads, in `env` (the host's environment). */
 export function globalGitConfigFiles(env: Readonly<Record<string, string | undefined>>): string[] {
   const files: string[] = [];
@@ -102,7 +140,11 @@ export function gitCarveOuts(roots: readonly string[], options: GitCarveOutOptio
     const repo = repositoryOf(root, options.cache, options.isWritableDir);
     if (repo && !repositories.has(repo.gitdir)) repositories.set(repo.gitdir, repo);
   }
-  for (const repo of repositories.values()) {
+  const found = [...repositories.values()];
+  // Submodules: their repositories live in the superproject's `modules/`, held with it, but their
+  // config can name hooks and programs in their own worktree, which lies in the root.
+  for (const repo of repositories.values()) found.push(...submodulesOf(repo.common, ctx));
+  for (const repo of found) {
     for (const name of ["hooks", "info", "config"]) targets.push({ path: path.join(repo.common, name), origin: undefined });
     targets.push({ path: path.join(repo.gitdir, "config.worktree"), origin: undefined });
     const settings = [

@@ -219,3 +219,17 @@ describe("git configuration: the user's own config files", () => {
     await expect(held(ws, { ...gitEnv, GIT_CONFIG_GLOBAL: "/dev/null" })).resolves.toContain(path.join(ws, ".git"));
   });
 });
+
+describe("git configuration: submodules", () => {
+  it("reads a submodule's config from the superproject's modules/ and resolves its values in the submodule's worktree", async () => {
+    const { ws, gitEnv } = await repo("", {
+      ".git/modules/libs/ui/HEAD": "ref: refs/heads/main\n",
+      ".git/modules/libs/ui/config": "[core]\n\tworktree = ../../../../libs/ui\n\thooksPath = .husky\n",
+      ".git/modules/libs/ui/modules/deep/HEAD": "ref: refs/heads/main\n",
+      ".git/modules/libs/ui/modules/deep/config": "[core]\n\tworktree = ../../../../../../libs/ui/deep\n\tfsmonitor = ./mon\n",
+      "libs/ui/.git": "gitdir: ../../.git/modules/libs/ui\n",
+    });
+    const list = await held(ws, gitEnv);
+    expect(list).toEqual(expect.arrayContaining([path.join(ws, "libs/ui/.husky"), path.join(ws, "libs/ui/deep/mon")]));
+  });
+});
