@@ -204,7 +204,11 @@ export function repositoryLines(report: RunRepositoriesReport): string[] {
       : `the command changed the hooks or config of the git repository at ${r.path}: they would run on your next git command there; inspect ${r.gitPath} first`,
   );
   if (!report.complete) {
-    lines.push(`the search for git repositories the command created stopped after ${report.directories} directories; there may be more in its writable directories`);
+    lines.push(
+      report.directories === 0
+        ? "the search for git repositories the command created could not run; look for new .git entries in its writable directories before you run git there"
+        : `the search for git repositories the command created stopped after ${report.directories} directories; there may be more in its writable directories`,
+    );
   }
   return lines;
 }
