@@ -199,11 +199,17 @@ describe("git configuration: what cannot be held is refused", () => {
     expect((await refused(held(dir.ws, dir.gitEnv), GitConfigUnreadableError)).reason).toContain("directory");
   });
 
-  it("refuses a symlink planted as the repository config only when it sits in a writable directory", async () => {
+  it.skipIf(!hasGit)("refuses an include target planted as a symlink in the worktree (control: git follows it to what it names)", async () => {
     const { ws, gitEnv } = await repo("[include]\n\tpath = ../inc/x.inc\n", { "inc/": "" });
-    await fs.symlink("/etc/hostname", path.join(ws, "inc/x.inc"));
+    const elsewhere = await tempDir();
+    await layout(elsewhere, { "planted.inc": "[core]\n\tpager = ./fed\n" });
+    await fs.symlink(path.join(elsewhere, "planted.inc"), path.join(ws, "inc/x.inc"));
     const error = await refused(held(ws, gitEnv), UnpinnableProtectedPathError);
     expect(error.path).toBe(path.join(ws, "inc/x.inc"));
+    expect(error.gitConfig?.key).toBe("include.path");
+    // Control: the host's git reads the config the link leads to.
+    const control = spawnSync("git", ["config", "--file", path.join(ws, ".git/config"), "--includes", "core.pager"], { encoding: "utf8", env: { ...process.env, ...gitEnv } });
+    expect(control.stdout.trim()).toBe("./fed");
   });
 
   it("refuses a malformed config with its location", async () => {
