@@ -27,7 +27,7 @@ function slackFor(root: string): number {
 }
 
 /** Directories read at most by one scan; a scan that reaches it says so (`complete: false`). */
-export const DEFAULT_SCAN_MAX_DIRECTORIES = 200_000;
+export const DEFAULT_SCAN_MAX_DIRECTORIES = 100_000;
 
 /** A repository a run created or changed inside its writable roots. */
 export interface RunRepository {
