@@ -29,7 +29,8 @@ const deepImport = {
   message: "Import another package only through its public entries ('@shellgate/<name>' or a subpath its package.json exports), never its internal modules.",
 };
 
-const leaf = ["execpolicy", "shell-detect", "sandbox", "pty", "network-proxy"];
+// user-paths is below every package (per-user locations, no dependencies): anyone may import it.
+const leaf = ["user-paths", "execpolicy", "shell-detect", "sandbox", "pty", "network-proxy"];
 const backends = ["sandbox-linux", "sandbox-seatbelt", "sandbox-windows"];
 
 /** @param {string[]} forbidden @param {string} why */
@@ -52,7 +53,7 @@ export default tseslint.config(
     files: leaf.map((n) => `**/packages/${n}/**/*.{ts,js,mjs}`),
     rules: forbid(
       ["execpolicy", "shell-detect", "sandbox", "sandbox-linux", "sandbox-seatbelt", "sandbox-windows", "pty", "network-proxy", "orchestrator", "cli"],
-      "Leaf packages know nothing of other shellgate packages (ARCHITECTURE.md, rules of the house).",
+      "Leaf packages know nothing of other shellgate packages but @shellgate/user-paths (ARCHITECTURE.md, rules of the house).",
     ),
   },
   {

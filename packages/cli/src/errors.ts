@@ -48,6 +48,19 @@ export class ConfigError extends CliError {
   }
 }
 
+/**
+ * A configuration file is not a regular file: a FIFO (whose open or read would block), a socket, a
+ * device, a directory. `found` says which; nothing was read from it.
+ */
+export class NotRegularFileError extends ConfigError {
+  /** What is there instead: `FIFO`, `socket`, `character device`, `block device`, `directory`, `symbolic link`. */
+  readonly found: string;
+  constructor(file: string, found: string) {
+    super(file, `found a ${found} where a regular file was expected; refusing to read it`);
+    this.found = found;
+  }
+}
+
 /** One project setting that would loosen what the user's own configuration gives. */
 export interface ProjectWeakening {
   /** The key as written in the file, e.g. `sandbox_mode` or `sandbox_workspace_write.writable_roots`. */

@@ -4,6 +4,7 @@ export {
   CliError,
   UsageError,
   ConfigError,
+  NotRegularFileError,
   UntrustedProjectConfigError,
   BroadWorkspaceError,
   NoTerminalError,

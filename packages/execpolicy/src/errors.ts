@@ -40,6 +40,7 @@ export type PolicyErrorCode =
   | "INVALID_NETWORK_RULE"
   // I/O and API
   | "POLICY_READ_FAILED"
+  | "NOT_REGULAR_FILE"
   | "INVALID_ARGUMENT"
   | "AMEND_FAILED"
   | "AMEND_LOCK_TIMEOUT"
@@ -137,11 +138,26 @@ function visible(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "?").replace(/\t/g, " ");
 }
 
-/** A policy file could not be read (missing, unreadable, a directory). */
+/**
+ * A file that must be a regular file is something else (a FIFO, whose open or read would block, a
+ * socket, a device, a directory); `found` says which. Nothing was read from it.
+ */
+export class NotRegularFileError extends PolicyError {
+  readonly file: string;
+  /** What is there instead: `FIFO`, `socket`, `character device`, `block device`, `directory`, `symbolic link`. */
+  readonly found: string;
+  constructor(file: string, found: string) {
+    super("NOT_REGULAR_FILE", `${file}: found a ${found} where a regular file was expected; refusing to read it`);
+    this.file = file;
+    this.found = found;
+  }
+}
+
+/** A policy file could not be read (missing, unreadable, a directory, a FIFO). */
 export class PolicyReadError extends PolicyError {
   readonly file: string;
   constructor(file: string, cause: unknown) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = cause instanceof NotRegularFileError ? `it is a ${cause.found}, not a regular file; refusing to read it` : cause instanceof Error ? cause.message : String(cause);
     super("POLICY_READ_FAILED", `failed to read policy at ${file}: ${reason}`, { cause });
     this.file = file;
   }

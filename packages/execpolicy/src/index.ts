@@ -4,7 +4,7 @@
  */
 export * from "./heuristics/index.js";
 export {
-  PolicyError, PolicyDiagnosticError, PolicyReadError, InvalidArgumentError, InvalidNetworkHostError, AmendError,
+  PolicyError, PolicyDiagnosticError, PolicyReadError, NotRegularFileError, InvalidArgumentError, InvalidNetworkHostError, AmendError,
 } from "./errors.js";
 export type { PolicyErrorCode, SourceLocation } from "./errors.js";
 export { Policy } from "./policy/policy.js";

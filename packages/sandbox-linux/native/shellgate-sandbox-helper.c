@@ -1,8 +1,8 @@
 /*
  * shellgate-sandbox-helper: the last step before a sandboxed command runs.
  *
- *   shellgate-sandbox-helper [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
- *   shellgate-sandbox-helper [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
+ *   shellgate-sandbox-helper [--cgroup DIR] --net off|on [--special-files landlock|refuse] [--landlock [--rw DIR]...] [--special-dir DIR]... [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
+ *   shellgate-sandbox-helper [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--special-files landlock|refuse] [--special-dir DIR]... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
  *   shellgate-sandbox-helper [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]
  *   shellgate-sandbox-helper --release-placeholders --placeholder LOCK DIR...
  *   shellgate-sandbox-helper --probe
@@ -25,6 +25,18 @@
  * end, so they never act on bubblewrap or on this helper. --foreground (only for a terminal the caller
  * allocated for this run) makes CMD a process group of its own and the terminal's foreground group,
  * so that Ctrl-C and Ctrl-Z reach CMD and its jobs, never bubblewrap or the reaper.
+ *
+ * Special files (FIFOs, unix sockets, device nodes) left in a directory the host reads later can
+ * stall or mislead it: a FIFO named .gitignore hangs the next `git status`. --special-files landlock
+ * (under bubblewrap) adds a Landlock domain that handles only the four MAKE_* rights for them (and
+ * REFER, which Landlock otherwise denies outright, granted everywhere so renames keep working) and
+ * grants them beneath each --special-dir alone (the sandbox's temporary directories); elsewhere
+ * mknod, mkfifo and bind(2) of a path socket fail with EACCES. It needs Landlock ABI 2.
+ * --special-files refuse is for kernels without it: seccomp cannot see paths, so mknod/mknodat of
+ * every non-regular type is refused with EPERM everywhere; bind(2) of a path socket is not refused
+ * there (only a granted network leaves AF_UNIX sockets creatable at all). With --landlock the
+ * fallback layer's own ruleset does the same: --rw grants everything but those four rights, which
+ * each --special-dir adds.
  *
  * --net proxy (under bubblewrap only: CMD has a network namespace of its own with nothing but lo)
  * listens on 127.0.0.1:PORT for each --relay before CMD starts, and leaves a relay process that
@@ -155,6 +167,7 @@ enum net_mode { NET_OFF = 0, NET_ON = 1, NET_PROXY = 2 };
 #define SG_LL_FS_MAKE_BLOCK (1ULL << 11)
 #define SG_LL_FS_MAKE_SYM (1ULL << 12)
 #define SG_LL_FS_REFER (1ULL << 13)    /* ABI 2 */
+#define SG_LL_FS_MAKE_SPECIAL (SG_LL_FS_MAKE_CHAR | SG_LL_FS_MAKE_SOCK | SG_LL_FS_MAKE_FIFO | SG_LL_FS_MAKE_BLOCK)
 #define SG_LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define SG_LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
 #define SG_LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
@@ -174,6 +187,9 @@ struct sg_path_beneath_attr {
 
 /* O_TMPFILE without its O_DIRECTORY part (the same value on x86_64 and aarch64). */
 #define SG_O_TMPFILE_BIT 020000000U
+
+/* Where CMD may create FIFOs, sockets and device nodes: anywhere (no flag), per Landlock, nowhere. */
+enum special_mode { SPECIAL_ANYWHERE = 0, SPECIAL_LANDLOCK = 1, SPECIAL_REFUSE = 2 };
 
 /* Namespace-creating clone flags (CLONE_NEWTIME, 0x80, is only meaningful for unshare). */
 #define SG_CLONE_NS_FLAGS 0x7E020000U
@@ -247,6 +263,19 @@ static void deny_arg_eq(struct filter *f, uint32_t sys, int arg, uint32_t value)
   emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
 }
 
+/* nr == sys && (arg & S_IFMT) is a FIFO, socket or device → EPERM (mknod of a regular file stays) */
+static void deny_special_nodes(struct filter *f, uint32_t sys, int mode_arg) {
+  load_nr(f);
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, 7, sys);
+  emit(f, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG_LO(mode_arg));
+  emit(f, BPF_ALU | BPF_AND | BPF_K, 0, 0, S_IFMT);
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 3, 0, S_IFIFO);
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 2, 0, S_IFSOCK);
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, S_IFCHR);
+  emit(f, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, S_IFBLK);
+  emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
+}
+
 /* socketpair stays for in-process IPC, stream/seqpacket only: a datagram socket could sendto() a host path */
 static void deny_socketpair_except_unix_stream(struct filter *f) {
   load_nr(f);
@@ -260,7 +289,7 @@ static void deny_socketpair_except_unix_stream(struct filter *f) {
   emit(f, BPF_RET | BPF_K, 0, 0, RET_ERRNO(EPERM));
 }
 
-static void build_filter(struct filter *f, enum net_mode net) {
+static void build_filter(struct filter *f, enum net_mode net, int refuse_special) {
   static const uint32_t always_denied[] = {
     /* reading or steering other processes */
     __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_pidfd_getfd, __NR_process_madvise,
@@ -327,6 +356,12 @@ static void build_filter(struct filter *f, enum net_mode net) {
 #endif
   deny_setid_mode(f, __NR_mknodat, -1, 0, 2);
   deny_syscall(f, __NR_openat2, RET_ERRNO(ENOSYS));
+  if (refuse_special) {
+#ifdef __NR_mknod
+    deny_special_nodes(f, __NR_mknod, 1);
+#endif
+    deny_special_nodes(f, __NR_mknodat, 2);
+  }
 
   if (net == NET_OFF) {
     /*
@@ -360,9 +395,9 @@ static void build_filter(struct filter *f, enum net_mode net) {
   emit(f, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
 }
 
-static void install_seccomp(enum net_mode net) {
+static void install_seccomp(enum net_mode net, int refuse_special) {
   static struct filter f;
-  build_filter(&f, net);
+  build_filter(&f, net, refuse_special);
   struct sock_fprog fprog = {.len = f.len, .filter = f.insns};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("prctl(PR_SET_NO_NEW_PRIVS)");
   if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) die("prctl(PR_SET_SECCOMP)");
@@ -399,6 +434,11 @@ static void add_path_rule(int ruleset, const char *path, uint64_t access, int re
     /* rules on files may only carry file rights */
     access &= SG_LL_FS_EXECUTE | SG_LL_FS_WRITE_FILE | SG_LL_FS_READ_FILE | SG_LL_FS_TRUNCATE;
   }
+  if (access == 0) {
+    /* only directory rights asked for a non-directory: nothing to grant (the kernel would say ENOMSG) */
+    if (close(fd) != 0) die("close");
+    return;
+  }
   struct sg_path_beneath_attr attr = {.allowed_access = access, .parent_fd = fd};
   if (syscall(SG_NR_landlock_add_rule, ruleset, SG_LL_RULE_PATH_BENEATH, &attr, 0) != 0) {
     fprintf(stderr, "%s: landlock_add_rule %s: %s\n", prog, path, strerror(errno));
@@ -407,7 +447,7 @@ static void add_path_rule(int ruleset, const char *path, uint64_t access, int re
   if (close(fd) != 0) die("close");
 }
 
-static void apply_landlock(char **rw, int nrw, int network_off) {
+static void apply_landlock(char **rw, int nrw, char **special, int nspecial, int network_off) {
   int abi = landlock_abi();
   if (abi < 1) die_msg("Landlock is not available in this kernel");
   struct sg_ruleset_attr attr = {0};
@@ -431,7 +471,31 @@ static void apply_landlock(char **rw, int nrw, int network_off) {
   for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
     add_path_rule(ruleset, devices[i], read | SG_LL_FS_WRITE_FILE | (abi >= 3 ? SG_LL_FS_TRUNCATE : 0), 0);
   }
-  for (int i = 0; i < nrw; i++) add_path_rule(ruleset, rw[i], all, 1);
+  for (int i = 0; i < nrw; i++) add_path_rule(ruleset, rw[i], all & ~SG_LL_FS_MAKE_SPECIAL, 1);
+  for (int i = 0; i < nspecial; i++) add_path_rule(ruleset, special[i], SG_LL_FS_MAKE_SPECIAL, 0);
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("prctl(PR_SET_NO_NEW_PRIVS)");
+  if (syscall(SG_NR_landlock_restrict_self, ruleset, 0) != 0) die("landlock_restrict_self");
+  if (close(ruleset) != 0) die("close");
+}
+
+/*
+ * Under bubblewrap: a domain of its own that handles only the special-file rights, granted beneath
+ * the given directories (missing ones are skipped). Landlock denies every reparenting rename or link
+ * once a domain handles any filesystem right, unless REFER is handled and granted: it is, beneath
+ * "/", so `mv a/x b/x` keeps working (ABI 1 cannot do this, hence ABI 2). A directory moved from a
+ * place without the rights to one with them is still refused (EXDEV) as widening, which only
+ * happens within one mount when a special directory lies inside a writable root; the caller keeps
+ * such directories out.
+ */
+static void restrict_special_files(char **special, int nspecial) {
+  int abi = landlock_abi();
+  if (abi < 2) die_msg("--special-files landlock needs Landlock ABI 2 or later");
+  struct sg_ruleset_attr attr = {0};
+  attr.handled_access_fs = SG_LL_FS_MAKE_SPECIAL | SG_LL_FS_REFER;
+  int ruleset = (int)syscall(SG_NR_landlock_create_ruleset, &attr, offsetof(struct sg_ruleset_attr, handled_access_net), 0);
+  if (ruleset < 0) die("landlock_create_ruleset");
+  add_path_rule(ruleset, "/", SG_LL_FS_REFER, 1);
+  for (int i = 0; i < nspecial; i++) add_path_rule(ruleset, special[i], SG_LL_FS_MAKE_SPECIAL | SG_LL_FS_REFER, 0);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("prctl(PR_SET_NO_NEW_PRIVS)");
   if (syscall(SG_NR_landlock_restrict_self, ruleset, 0) != 0) die("landlock_restrict_self");
   if (close(ruleset) != 0) die("close");
@@ -1362,7 +1426,7 @@ static int probe(void) {
   pid_t pid = fork();
   if (pid < 0) die("fork");
   if (pid == 0) {
-    install_seccomp(NET_OFF);
+    install_seccomp(NET_OFF, 0);
     /* each of these must now be refused with EPERM */
     if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != -1 || errno != EPERM) _exit(2);
     if (socket(AF_INET, SOCK_STREAM, 0) != -1 || errno != EPERM) _exit(3);
@@ -1393,8 +1457,8 @@ static int probe(void) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: %s [--cgroup DIR] --net off|on [--landlock [--rw DIR]...] [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
-          "       %s [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
+          "usage: %s [--cgroup DIR] --net off|on [--special-files landlock|refuse] [--landlock [--rw DIR]...] [--special-dir DIR]... [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
+          "       %s [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--special-files landlock|refuse] [--special-dir DIR]... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
           "       %s [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]\n"
           "       %s --release-placeholders --placeholder LOCK DIR...\n"
           "       %s --probe\n"
@@ -1406,7 +1470,10 @@ static void usage(void) {
 
 int main(int argc, char **argv) {
   int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, exec_only = 0, foreground = 0, nrelays = 0, i;
-  int release = 0, nph = 0;
+  int release = 0, nph = 0, nspecial = 0;
+  enum special_mode special_mode = SPECIAL_ANYWHERE;
+  int special_given = 0;
+  char *special[MAX_RW];
   struct placeholder ph[MAX_PLACEHOLDERS];
   struct relay relays[MAX_RELAYS];
   long nproc = 0;
@@ -1454,6 +1521,16 @@ int main(int argc, char **argv) {
       nrelays++;
     } else if (strcmp(a, "--landlock") == 0) {
       landlock = 1;
+    } else if (strcmp(a, "--special-files") == 0 && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (strcmp(v, "landlock") == 0) special_mode = SPECIAL_LANDLOCK;
+      else if (strcmp(v, "refuse") == 0) special_mode = SPECIAL_REFUSE;
+      else usage();
+      special_given = 1;
+    } else if (strcmp(a, "--special-dir") == 0 && i + 1 < argc) {
+      if (nspecial >= MAX_RW) die_msg("too many --special-dir directories");
+      if (argv[i + 1][0] != '/') die_msg("--special-dir needs an absolute path");
+      special[nspecial++] = argv[++i];
     } else if (strcmp(a, "--reap") == 0) {
       reap = 1;
     } else if (strcmp(a, "--foreground") == 0) {
@@ -1490,7 +1567,7 @@ int main(int argc, char **argv) {
       usage();
     }
   }
-  int others = network >= 0 || landlock || reap || nrw || nenv || nproc || foreground || nrelays;
+  int others = network >= 0 || landlock || reap || nrw || nenv || nproc || foreground || nrelays || special_given || nspecial;
   if (release) {
     if (nph == 0 || i < argc || exec_only || cgroup || others) die_msg("--release-placeholders takes only --placeholder");
     return release_placeholders(ph, nph);
@@ -1511,6 +1588,9 @@ int main(int argc, char **argv) {
   if (nph > 0) die_msg("--placeholder is only meaningful with --exec-only or --release-placeholders");
   if (network < 0 || i >= argc) usage();
   if (nrw > 0 && !landlock) die_msg("--rw is only meaningful with --landlock");
+  /* The fallback layer's ruleset already handles the special-file rights; a second mode would contradict it. */
+  if (landlock && special_given) die_msg("--special-files is for bubblewrap runs; with --landlock, --special-dir alone says where they may be made");
+  if (nspecial > 0 && !landlock && special_mode != SPECIAL_LANDLOCK) die_msg("--special-dir needs --landlock or --special-files landlock");
   if ((network == NET_PROXY) != (nrelays > 0)) die_msg("--net proxy needs --relay, and --relay needs --net proxy");
   /* Without a network namespace of its own, CMD's IP sockets would reach the host's network. */
   if (network == NET_PROXY && (landlock || reap)) die_msg("--net proxy needs bubblewrap's network namespace; it cannot be used with --landlock or --reap");
@@ -1523,9 +1603,10 @@ int main(int argc, char **argv) {
   /* Before CMD's filter (which refuses AF_UNIX) and before CMD: the ports already listen when it starts. */
   if (network == NET_PROXY) start_relays(relays, nrelays);
   if (foreground) take_terminal_foreground();
-  if (landlock) apply_landlock(rw, nrw, network == NET_OFF);
+  if (landlock) apply_landlock(rw, nrw, special, nspecial, network == NET_OFF);
+  if (special_mode == SPECIAL_LANDLOCK) restrict_special_files(special, nspecial);
   if (nproc > 0) limit_processes(nproc);
-  install_seccomp((enum net_mode)network);
+  install_seccomp((enum net_mode)network, special_mode == SPECIAL_REFUSE);
   for (int e = 0; e < nenv; e++) {
     if (putenv(envs[e]) != 0) die("putenv");
   }

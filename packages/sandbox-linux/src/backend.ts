@@ -37,6 +37,7 @@ import {
   type RunCgroup,
 } from "./process-limit.js";
 import { checkHostBinary, currentUid } from "./trusted-path.js";
+import { planSpecialFiles, specialFileArgs, SPECIAL_FILES_REFUSED_NOTE, type SpecialFilePlan } from "./special-files.js";
 
 /** Options of `createLinuxSandboxBackend`. */
 export interface LinuxSandboxBackendOptions {
@@ -115,6 +116,11 @@ const ENV_MARKERS = Object.freeze({ CODEX_SANDBOX: "linux" });
 /** Isolation string for Landlock runs, so callers can never mistake it for the full sandbox. */
 const WEAKER = "landlock+seccomp (weaker: no namespaces; read-only carve-outs inside writable roots not enforced)";
 
+/** The isolation string of a bubblewrap run: the probe's, plus what a kernel without Landlock ABI 2 changes. */
+function bwrapIsolation(base: string, special: SpecialFilePlan): string {
+  return special.mode === "refuse" ? `${base} (${SPECIAL_FILES_REFUSED_NOTE})` : base;
+}
+
 function unavailableReason(report: LinuxCapabilityReport, allowWeaker: boolean): string {
   if (report.level === "weaker" && !allowWeaker) {
     return `${report.reasons.join("; ")}; the Landlock+seccomp fallback (weaker isolation) is available but not permitted: allow it with --allow-weaker-isolation or allow_weaker_isolation = true in your shellgate config (library: the allowWeakerIsolation option)`;
@@ -172,7 +178,11 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       const limits = limitNotes("bwrap");
       if ("refuse" in limits) return { available: false, reason: limits.refuse };
       const notes = report.bwrap.procMount ? [] : ["bwrap cannot mount /proc here; commands run without a fresh /proc"];
-      return { available: true, isolation: report.isolation, notes: [...notes, ...limits.notes] };
+      const special = planSpecialFiles({ roots: [], env: {}, privateTmp: true, layer: "bwrap", landlockAbi: report.landlock.abi });
+      notes.push(special.mode === "landlock"
+        ? `FIFOs, unix sockets and device nodes: only in the sandbox's temporary directories (Landlock ABI ${report.landlock.abi})`
+        : `FIFOs, unix sockets and device nodes: ${SPECIAL_FILES_REFUSED_NOTE}`);
+      return { available: true, isolation: bwrapIsolation(report.isolation, special), notes: [...notes, ...limits.notes] };
     }
     if (report.level === "weaker" && allowWeaker) {
       const limits = limitNotes("landlock");
@@ -270,8 +280,9 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       }
       const limits = await prepareLimit("landlock");
       const cgroup = limits.cgroup;
+      const special = planSpecialFiles({ roots, env: spec.env, privateTmp: false, layer: "landlock", landlockAbi: report.landlock.abi });
       const argv = landlockLaunchArgv({
-        ...helperInput, limitArgs: limits.helperArgs, writableRoots: roots.map((r) => r.root), argv: spec.argv,
+        ...helperInput, specialFileArgs: specialFileArgs(special, "landlock"), limitArgs: limits.helperArgs, writableRoots: roots.map((r) => r.root), argv: spec.argv,
         ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
       });
       return {
@@ -284,9 +295,10 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const bwrap = bwrapPath as string;
     const limits = await prepareLimit("bwrap");
     const cgroup = limits.cgroup;
+    const special = planSpecialFiles({ roots, env: spec.env, privateTmp: plan.privateTmp, layer: "bwrap", landlockAbi: report.landlock.abi });
     // The helper makes the placeholders when the run starts, under their locks: none exist before.
     const argv = bwrapLaunchArgv({
-      ...helperInput, limitArgs: limits.helperArgs, bwrapPath: bwrap, mounts: plan, procMount: report.bwrap.procMount,
+      ...helperInput, specialFileArgs: specialFileArgs(special, "bwrap"), limitArgs: limits.helperArgs, bwrapPath: bwrap, mounts: plan, procMount: report.bwrap.procMount,
       cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, placeholderLockDir: lockDir as string, ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
     });
     let released = false;
@@ -298,7 +310,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     // bwrap runs with --die-with-parent and its own PID namespace: when the launching process dies,
     // the namespace's init is killed and the kernel kills everything in it.
     return {
-      argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: report.isolation, denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
+      argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: bwrapIsolation(report.isolation, special), denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
       cleanup, diesWithParent: true, networkMode,
     };
   }

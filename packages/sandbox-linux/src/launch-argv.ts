@@ -25,6 +25,8 @@ export interface HelperArgsInput {
   deferredEnv: readonly string[];
   /** `--nproc N` when `RLIMIT_NPROC` enforces the process limit. */
   limitArgs: readonly string[];
+  /** Where the command may make FIFOs, sockets and device nodes (see `specialFileArgs`). */
+  specialFileArgs: readonly string[];
 }
 
 function helperArgs(input: HelperArgsInput): string[] {
@@ -32,6 +34,7 @@ function helperArgs(input: HelperArgsInput): string[] {
     input.helperPath,
     ...helperNetworkArgs(input.networkMode, input.proxy),
     ...(input.dedicatedTerminal ? ["--foreground"] : []),
+    ...input.specialFileArgs,
     ...input.deferredEnv,
     ...input.limitArgs,
   ];

@@ -29,8 +29,8 @@
 import { execFile } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync } from "node:fs";
 import path from "node:path";
+import { placeholderLockDir } from "@shellgate/user-paths";
 import { LinuxSandboxError } from "./errors.js";
-import { defaultProbeCacheFile } from "./probe-cache.js";
 
 /** The mode that marks a directory as a placeholder this mechanism made (see the top of the file). */
 export const PLACEHOLDER_MODE = 0o1755;
@@ -40,7 +40,7 @@ export const PLACEHOLDER_MODE = 0o1755;
  * placeholders' lock files, next to the default probe cache.
  */
 export function defaultPlaceholderLockDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return path.join(path.dirname(defaultProbeCacheFile(env)), "locks");
+  return placeholderLockDir(env);
 }
 
 /**

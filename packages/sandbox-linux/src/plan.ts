@@ -18,6 +18,7 @@ import { settledProbe } from "./probe.js";
 import { LANDLOCK_PROXY_REASON, networkEnv, runNetwork } from "./proxy-route.js";
 import { bwrapView, runRoots } from "./run-view.js";
 import { BWRAP_LOCATIONS, currentUid } from "./trusted-path.js";
+import { planSpecialFiles, specialFileArgs, SPECIAL_FILES_LANDLOCK_ABI, SPECIAL_FILES_REFUSED_NOTE } from "./special-files.js";
 
 /** What `planLinuxRun` needs besides the command and the policy: the backend's own settings. */
 export interface LinuxPlanSettings {
@@ -100,7 +101,11 @@ export async function planLinuxRun(
   const commandEnv = networkEnv(spec.env, proxy, networkMode);
   const { safe, deferred } = splitLoaderEnv(commandEnv);
   const limit = limitPlan(settings.processLimit);
+  // A probe already made says what the kernel offers; without one the plan assumes Landlock ABI 2.
+  const landlockAbi = settledProbe(settings.probeOptions)?.landlock.abi ?? SPECIAL_FILES_LANDLOCK_ABI;
+  const special = planSpecialFiles({ roots, env: spec.env, privateTmp: mounts.privateTmp, layer: "bwrap", landlockAbi });
   const argv = bwrapLaunchArgv({
+    specialFileArgs: specialFileArgs(special, "bwrap"),
     bwrapPath, helperPath: helper.path, mounts, procMount: true, cwd: spec.cwd, networkMode, ...(proxy ? { proxy } : {}),
     privateTmpSizeBytes: settings.privateTmpSizeBytes,
     dedicatedTerminal: opts.dedicatedTerminal === true, deferredEnv: deferred, limitArgs: limit.args, argv: spec.argv,
@@ -111,7 +116,7 @@ export async function planLinuxRun(
   return {
     backend: "linux",
     sandboxType: "linux",
-    isolation: "bwrap+seccomp",
+    isolation: special.mode === "refuse" ? `bwrap+seccomp (${SPECIAL_FILES_REFUSED_NOTE})` : "bwrap+seccomp",
     argv,
     cwd: spec.cwd,
     env: proxy ? { ...proxy.env } : {},
@@ -134,6 +139,14 @@ export async function planLinuxRun(
       privateTmpSizeBytes: mounts.privateTmp ? settings.privateTmpSizeBytes : null,
       processLimit: settings.processLimit ?? null,
       processLimitEnforcement: limit.enforcement,
+      specialFiles: {
+        mode: special.mode,
+        allowedIn: [...special.allowedIn],
+        withheld: special.withheld.map((w) => ({ ...w })),
+        note: special.mode === "landlock"
+          ? "FIFOs, unix sockets and device nodes may be made only beneath allowedIn (a Landlock domain the helper adds); elsewhere mknod and bind(2) fail with EACCES"
+          : "the kernel has no Landlock ABI 2: seccomp refuses mknod of FIFOs, sockets and devices everywhere; a unix socket bound by path with the network granted is not refused",
+      },
       ...(deferred.length > 0 ? { loaderVariables: "set by the helper inside the sandbox (--setenv), never seen by bubblewrap" } : {}),
       assumed: {
         bwrapPath,

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { linuxProbeCacheFile } from "@shellgate/user-paths";
 import type { LinuxCapabilityReport } from "./capabilities.js";
 
 /**
@@ -61,10 +62,23 @@ export function probeCacheKey(bwrapPath: string | undefined, helperPath: string 
   };
 }
 
-/** `$XDG_CACHE_HOME/shellgate/linux-sandbox-probe.json` (or `~/.cache/...`). */
+/** `$XDG_CACHE_HOME/shellgate/linux-sandbox-probe.json` (or `~/.cache/...`: @shellgate/user-paths' `linuxProbeCacheFile`). */
 export function defaultProbeCacheFile(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const base = env["XDG_CACHE_HOME"] && path.isAbsolute(env["XDG_CACHE_HOME"]) ? env["XDG_CACHE_HOME"] : path.join(os.homedir(), ".cache");
-  return path.join(base, "shellgate", "linux-sandbox-probe.json");
+  return linuxProbeCacheFile(env);
+}
+
+/**
+ * The cache file's text, or undefined when it is not a regular file: opened non-blocking and
+ * without following a link (the file is only ever written by rename), judged by `fstat`, so a FIFO
+ * in its place is no cache rather than a probe that never returns.
+ */
+function readCacheText(file: string): string | undefined {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -73,7 +87,9 @@ export function defaultProbeCacheFile(env: Readonly<Record<string, string | unde
  */
 export async function readProbeCache(file: string, key: ProbeCacheKey): Promise<LinuxCapabilityReport | undefined> {
   try {
-    const data = JSON.parse(readFileSync(file, "utf8")) as { key?: unknown; report?: unknown };
+    const text = readCacheText(file);
+    if (text === undefined) return undefined;
+    const data = JSON.parse(text) as { key?: unknown; report?: unknown };
     if (JSON.stringify(data.key) !== JSON.stringify(key)) return undefined;
     const report = data.report as LinuxCapabilityReport | undefined;
     if (!report || typeof report !== "object" || typeof report.level !== "string" || typeof report.bwrap?.procMount !== "boolean") return undefined;

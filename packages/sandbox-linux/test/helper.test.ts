@@ -24,6 +24,20 @@ describe.skipIf(skip !== undefined)(`shellgate-sandbox-helper${skip ? ` (skipped
     const rel = await run([h, "--net", "off", "--landlock", "--rw", "relative", "--", "true"]);
     expect(rel.code).toBe(125);
     expect(rel.stderr).toMatch(/absolute/);
+    // where special files may be made: a directory without a Landlock mode, a second mode for the
+    // Landlock layer, an unknown mode, a relative directory
+    const special: Array<[string[], RegExp]> = [
+      [["--special-dir", "/tmp"], /--special-dir needs --landlock or --special-files landlock/],
+      [["--special-files", "refuse", "--special-dir", "/tmp"], /--special-dir needs/],
+      [["--landlock", "--special-files", "landlock"], /--special-files is for bubblewrap runs/],
+      [["--special-files", "sometimes"], /usage/],
+      [["--special-files", "landlock", "--special-dir", "tmp"], /absolute/],
+    ];
+    for (const [args, message] of special) {
+      const r = await run([h, "--net", "off", ...args, "--", "true"]);
+      expect(r.code, args.join(" ")).toBe(125);
+      expect(r.stderr, args.join(" ")).toMatch(message);
+    }
   });
 
   it("exits 127 for a missing command and 126 for a non-executable one", async () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -62,6 +63,16 @@ describe("probeLinuxSandbox", () => {
     await writeProbeCache(stale, { ...key, bootId: "another-boot" }, { ...fresh, level: "none", isolation: "none" });
     expect((await probeLinuxSandbox({ cacheFile: stale })).level).toBe(fresh.level);
     expect(JSON.parse(fs.readFileSync(stale, "utf8")).key.bootId).toBe(key.bootId);
+  });
+
+  it.skipIf(!onLinux)("takes a FIFO in the cache file's place for no cache, and replaces it", async () => {
+    const fifo = path.join(dir, "fifo.json");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    // The control: a plain read of it is still blocked after a second.
+    expect(spawnSync(process.execPath, ["-e", `require("node:fs").readFileSync(${JSON.stringify(fifo)})`], { timeout: 1000 }).signal).toBe("SIGTERM");
+    const fresh = await probeLinuxSandbox();
+    expect((await probeLinuxSandbox({ cacheFile: fifo })).level).toBe(fresh.level);
+    expect(fs.lstatSync(fifo).isFile()).toBe(true);
   });
 });
 

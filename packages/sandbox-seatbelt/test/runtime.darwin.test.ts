@@ -6,10 +6,10 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { parseSandboxPolicy } from "@shellgate/sandbox";
-import { CONFORMANCE_CASES, runConformanceCase } from "@shellgate/sandbox/conformance";
+import { CONFORMANCE_CASES, runConformanceCase, skipReason } from "@shellgate/sandbox/conformance";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSeatbeltSandboxBackend, seatbeltAvailability } from "../src/index.js";
-import { makeLayout, removeLayout } from "./support.js";
+import { makeLayout, removeLayout, SEATBELT_LACKS } from "./support.js";
 
 const availability = seatbeltAvailability(process.platform, fs.existsSync("/usr/bin/sandbox-exec"));
 const skip = availability.available ? undefined : availability.reason;
@@ -18,7 +18,8 @@ const title = (t: string) => `${t}${skip ? ` (skipped: ${skip})` : ""}`;
 describe.skipIf(skip !== undefined)(title("conformance kit through the real sandbox-exec"), () => {
   const backend = createSeatbeltSandboxBackend();
   for (const c of CONFORMANCE_CASES) {
-    it(`${c.expect === "blocked" ? "blocks" : "allows"} ${c.title}`, async () => {
+    const lacking = skipReason(c, { lacks: SEATBELT_LACKS });
+    it.skipIf(lacking !== undefined)(`${c.expect === "blocked" ? "blocks" : "allows"} ${c.title}${lacking ? ` (skipped: ${lacking})` : ""}`, async () => {
       const result = await runConformanceCase(backend, c);
       expect(result.status, result.reason).toBe("passed");
       expect(result.control?.verdict === "reached" || result.control?.hostEffect === true).toBe(true);

@@ -1,7 +1,6 @@
-import fs from "node:fs";
 import path from "node:path";
-import { readRegularFileNoFollow } from "./git-config-read.js";
-import { lstatOrUndefined, traceSymlinks } from "./paths.js";
+import { SandboxNotRegularFileError } from "./errors.js";
+import { lstatOrUndefined, readRegularFileSync, traceSymlinks } from "./paths.js";
 
 /**
  * Names held read-only inside every writable root, whether they exist or not: git metadata (hooks
@@ -16,8 +15,11 @@ export const PROTECTED_METADATA_NAMES: readonly string[] = Object.freeze([".git"
 function gitdirText(gitFile: string): string | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(gitFile, "utf8");
-  } catch {
+    // Not following a link: the caller found a file here, and what is read must be that file.
+    text = readRegularFileSync(gitFile, { followLinks: false });
+  } catch (error) {
+    // Anything but a regular file is refused, never read: a FIFO swapped in would block the host.
+    if (error instanceof SandboxNotRegularFileError) throw error;
     // An unreadable pointer protects only itself; its target cannot be known.
     return undefined;
   }
@@ -26,7 +28,10 @@ function gitdirText(gitFile: string): string | undefined {
   return target || undefined;
 }
 
-/** The `gitdir:` target of a `.git` file, resolved against the file's directory; undefined when there is none. */
+/**
+ * The `gitdir:` target of a `.git` file, resolved against the file's directory; undefined when there is none.
+ * @throws SandboxNotRegularFileError when `.git` is a FIFO, socket, device or symbolic link (nothing is read from it).
+ */
 export async function readGitdirPointer(gitFile: string): Promise<string | undefined> {
   const target = gitdirText(gitFile);
   return target === undefined ? undefined : path.resolve(path.dirname(gitFile), target);
@@ -54,9 +59,14 @@ export function metadataCarveOuts(root: string): string[] {
   const gitdir = joinAsWritten(root, target);
   found.push(gitdir);
   const realGitdir = traceSymlinks(gitdir).real;
-  // Read without blocking and without following a last link: a FIFO planted there must not hang the host.
-  const commondir = path.join(realGitdir, "commondir");
-  const common = readRegularFileNoFollow(commondir, commondir)?.trim() ?? "";
+  let common = "";
+  try {
+    common = readRegularFileSync(path.join(realGitdir, "commondir")).trim();
+  } catch (error) {
+    // no shared repository named: an ordinary linked gitdir. Anything but a regular file there is
+    // refused: git itself would block on a FIFO, and what it names could not be known.
+    if (error instanceof SandboxNotRegularFileError) throw error;
+  }
   if (common) found.push(joinAsWritten(realGitdir, common));
   return found;
 }

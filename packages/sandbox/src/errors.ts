@@ -12,7 +12,8 @@ export type SandboxErrorCode =
   | "SANDBOX_GIT_CONFIG_UNREADABLE"
   | "SANDBOX_COMMAND_NOT_FOUND"
   | "SANDBOX_INVALID_EVIDENCE"
-  | "SANDBOX_PROXY_UNSUPPORTED";
+  | "SANDBOX_PROXY_UNSUPPORTED"
+  | "SANDBOX_NOT_REGULAR_FILE";
 
 /** Base class of every error thrown by @shellgate/sandbox and its backends. */
 export class SandboxError extends Error {
@@ -233,5 +234,20 @@ export class InvalidDenialEvidenceError extends SandboxError {
   constructor(field: string, message: string, options?: { cause?: unknown }) {
     super("SANDBOX_INVALID_EVIDENCE", `${field}: ${message}`, options);
     this.field = field;
+  }
+}
+
+/**
+ * A file read on the host that must be a regular file is something else (a FIFO, whose read would
+ * block, a socket, a device, a directory, a link where none may be); `found` says which. Nothing
+ * was read from it.
+ */
+export class SandboxNotRegularFileError extends SandboxError {
+  readonly file: string;
+  readonly found: string;
+  constructor(file: string, found: string) {
+    super("SANDBOX_NOT_REGULAR_FILE", `${file}: found a ${found} where a regular file was expected; refusing to read it`);
+    this.file = file;
+    this.found = found;
   }
 }

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { GitConfigOrigin } from "./errors.js";
+import { SandboxNotRegularFileError, type GitConfigOrigin } from "./errors.js";
 import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js";
-import { expandGitPath, readGitConfigChain, readRegularFileNoFollow, type GitConfigReadContext } from "./git-config-read.js";
-import { lstatOrUndefined, traceSymlinks, type LstatCache } from "./paths.js";
+import { expandGitPath, readGitConfigChain, type GitConfigReadContext } from "./git-config-read.js";
+import { lstatOrUndefined, readRegularFileSync, traceSymlinks, type LstatCache } from "./paths.js";
 
 /**
  * A path git would run or read as configuration, to be held read-only where it lies in a writable
@@ -24,9 +24,21 @@ interface Repository {
   common: string;
 }
 
+/** A regular file's text, as `readRegularFileSync` reads it; undefined when it cannot be opened. */
+function regularTextOrUndefined(file: string, followLinks: boolean): string | undefined {
+  try {
+    return readRegularFileSync(file, { followLinks });
+  } catch (error) {
+    // A FIFO, socket or device is refused unread (it would block the host); a missing or
+    // unreadable file names nothing.
+    if (error instanceof SandboxNotRegularFileError) throw error;
+    return undefined;
+  }
+}
+
 /** The text after `gitdir:` in a `.git` file, read safely; undefined when there is none. */
 function gitdirOf(dotGit: string): string | undefined {
-  const text = readRegularFileNoFollow(traceSymlinks(dotGit).real, dotGit);
+  const text = regularTextOrUndefined(traceSymlinks(dotGit).real, false);
   const line = text?.split(/\r?\n/).find((l) => /^gitdir:/i.test(l.trim()));
   const target = line?.trim().slice("gitdir:".length).trim();
   return target ? path.resolve(path.dirname(dotGit), target) : undefined;
@@ -47,7 +59,7 @@ function repositoryOf(dir: string, cache: LstatCache, isWritableDir: (dir: strin
       if (gitdir === undefined) return undefined;
       const realGitdir = traceSymlinks(gitdir, cache).real;
       const commondirFile = path.join(realGitdir, "commondir");
-      const common = readRegularFileNoFollow(commondirFile, commondirFile)?.trim();
+      const common = regularTextOrUndefined(commondirFile, true)?.trim();
       return { top, gitdir, common: common ? path.resolve(realGitdir, common) : gitdir };
     }
     if (path.dirname(top) === top) return undefined;

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { SandboxNotRegularFileError } from "./errors.js";
 
 // The lookups here are synchronous on purpose. Planning a run examines a few dozen local paths (the
 // roots, their metadata names, every component of the protected paths): a synchronous lstat costs a
@@ -154,4 +155,45 @@ export function traceSymlinks(p: string, cache?: LstatCache): TracedPath {
     pending.unshift(...target.slice(targetRoot.length).split(SEPARATORS).filter(Boolean));
   }
   return { real: current, links };
+}
+
+/** What `stat` says sits at a path, in words. */
+function kindOf(st: fs.Stats): string {
+  if (st.isFIFO()) return "FIFO";
+  if (st.isSocket()) return "socket";
+  if (st.isCharacterDevice()) return "character device";
+  if (st.isBlockDevice()) return "block device";
+  if (st.isDirectory()) return "directory";
+  if (st.isSymbolicLink()) return "symbolic link";
+  return "file of unknown type";
+}
+
+/**
+ * The text of `file` if it is a regular file: opened non-blocking (a FIFO's open or read would
+ * wait for a writer) and judged by `fstat` of that descriptor, so what is checked is what is read.
+ * With `followLinks: false` a symbolic link as the last component is refused too. Errors of the
+ * open itself (ENOENT, EACCES) are thrown as they come.
+ * @throws SandboxNotRegularFileError for anything but a regular file (a unix socket: its open fails with ENXIO).
+ */
+export function readRegularFileSync(file: string, options: { followLinks?: boolean } = {}): string {
+  const follow = options.followLinks !== false;
+  const flags = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (follow ? 0 : (fs.constants.O_NOFOLLOW ?? 0));
+  let fd: number;
+  try {
+    fd = fs.openSync(file, flags);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENXIO" || (code === "ELOOP" && !follow)) {
+      const st = follow ? fs.statSync(file, { throwIfNoEntry: false }) : fs.lstatSync(file, { throwIfNoEntry: false });
+      if (st && !st.isFile()) throw new SandboxNotRegularFileError(file, kindOf(st));
+    }
+    throw error;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new SandboxNotRegularFileError(file, kindOf(st));
+    return fs.readFileSync(fd, "utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
 }

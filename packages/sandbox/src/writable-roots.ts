@@ -132,6 +132,7 @@ function checkLinks(
  * @throws InvalidSandboxPathError for a relative, missing or non-directory root or cwd, or a relative protected path (the field is named, e.g. `writableRoots.1`).
  * @throws InvalidSandboxPolicyError when the policy object itself is malformed.
  * @throws UnpinnableProtectedPathError when a protected path is, or is reached through, a symlink in a writable directory.
+ * @throws SandboxNotRegularFileError when a `.git` file's `gitdir:` target holds a `commondir` that is no regular file (a FIFO would block the read).
  */
 export async function computeWritableRoots(
   policy: SandboxPolicy,

@@ -30,6 +30,13 @@ describe("package boundaries", () => {
     expect(await restrictedImports("pty", `import { x } from "@shellgate/sandbox";\nexport { x };\n`)).toHaveLength(1);
   });
 
+  it("lets every package import @shellgate/user-paths, which imports no shellgate package", async () => {
+    for (const pkg of ["execpolicy", "sandbox", "sandbox-linux", "orchestrator"]) {
+      expect(await restrictedImports(pkg, `import { homeDir } from "@shellgate/user-paths";\nexport { homeDir };\n`), pkg).toHaveLength(0);
+    }
+    expect(await restrictedImports("user-paths", `import { x } from "@shellgate/sandbox";\nexport { x };\n`)).toHaveLength(1);
+  });
+
   it("rejects a backend importing anything but @shellgate/sandbox", async () => {
     expect(await restrictedImports("sandbox-linux", `import { x } from "@shellgate/pty";\nexport { x };\n`)).toHaveLength(1);
     expect(await restrictedImports("sandbox-linux", `import { x } from "@shellgate/sandbox";\nexport { x };\n`)).toHaveLength(0);

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import { locateKeyPath, type TextPosition } from "./locate.js";
+import { readRegularFileSync } from "./regular-file.js";
 import { ConfigFileSchema, type ConfigFile } from "./schema.js";
 import { suggestName } from "./suggest.js";
 
@@ -105,14 +105,15 @@ function firstLine(message: string): string {
 
 /**
  * Read one configuration file; `null` when it does not exist.
- * @throws ConfigError when it exists but cannot be read or is invalid.
+ * @throws ConfigError when it exists but cannot be read or is invalid; `NotRegularFileError` (unread) when it is a FIFO, socket, device or directory.
  */
 export async function readConfigFile(file: string): Promise<ConfigFile | null> {
   let text: string;
   try {
     // Synchronous: a small local file read once at start-up, cheaper than a thread-pool round trip.
-    text = readFileSync(file, "utf8");
+    text = readRegularFileSync(file);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new ConfigError(file, `cannot read: ${(error as Error).message}`, { cause: error });
   }

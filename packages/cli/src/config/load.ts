@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
+import { homeDir } from "@shellgate/user-paths";
 import { BroadWorkspaceError, ConfigError, UntrustedProjectConfigError, UsageError, type BroadRoot } from "../errors.js";
 import { findBroadRoots, homeDirectories } from "./broad-workspace.js";
 import { locateKeyPath } from "./locate.js";
+import { readRegularFileSync } from "./regular-file.js";
 import { codexRulesDir, CONFIG_FILE_NAME, PROJECT_DIR_NAME, userConfigDir, userRulesDir, type PathEnv } from "./paths.js";
 import { listRulesDir, type RulesFileEntry } from "./rules-files.js";
 import type { ApprovalPolicyName, SandboxModeName } from "./names.js";
@@ -258,7 +259,7 @@ export async function loadConfig(
   const cwd = path.resolve(overrides.cwd ?? process.cwd());
   if (!existsSync(cwd)) throw new UsageError(`--cwd: directory does not exist: ${cwd}`);
   const userDir = userConfigDir(env);
-  const home = env["HOME"] || env["USERPROFILE"] || os.homedir();
+  const home = homeDir(env);
   const userFile = path.join(userDir, CONFIG_FILE_NAME);
   const userConfig = await readConfigFile(userFile);
   const userLayers: Layer[] = userConfig ? [{ file: userFile, base: userDir, home, config: userConfig }] : [];
@@ -270,7 +271,7 @@ export async function loadConfig(
     const projectConfig = await readConfigFile(projectFile);
     if (projectConfig) {
       if (projectConfig.projects !== undefined) {
-        const at = locateKeyPath(readFileSync(projectFile, "utf8"), ["projects"], "key");
+        const at = locateKeyPath(readRegularFileSync(projectFile), ["projects"], "key");
         throw new ConfigError(
           projectFile,
           `\`projects\`: project trust is read only from your user config (${userFile}); a project cannot trust itself or others`,
@@ -293,7 +294,7 @@ export async function loadConfig(
         };
         const weakenings = findWeakenings(projectConfig, baseline, flags, (p) => canonicalPath(resolveFrom(layer, p)));
         if (weakenings.length > 0) {
-          const text = readFileSync(projectFile, "utf8");
+          const text = readRegularFileSync(projectFile);
           const located = weakenings.map((w) => ({ ...w, ...locateKeyPath(text, w.key.split("."), "key") }));
           throw new UntrustedProjectConfigError(projectFile, located, userFile, trustSnippet(cwd));
         }
@@ -393,7 +394,7 @@ async function normalizeDomains(merged: Merged, layers: Layer[]): Promise<Effect
         if (e.origin === "--allow-domain") throw new UsageError(`--allow-domain ${message}`, { cause: error });
         const layer = layers.find((l) => e.origin.startsWith(`${l.file} `));
         const index = layer?.config.network?.[key]?.indexOf(e.host) ?? -1;
-        const at = layer ? locateKeyPath(readFileSync(layer.file, "utf8"), index >= 0 ? ["network", key, index] : ["network", key], "value") : undefined;
+        const at = layer ? locateKeyPath(readRegularFileSync(layer.file), index >= 0 ? ["network", key, index] : ["network", key], "value") : undefined;
         throw new ConfigError(layer?.file ?? e.origin, `\`network.${key}\`: ${message}`, { cause: error, ...(at ? { line: at.line, column: at.column } : {}) });
       }
       if (!seen.has(host)) seen.set(host, { host, origin: e.origin });

@@ -12,7 +12,8 @@ export interface RulesFileEntry {
 }
 
 /**
- * The `*.rules` regular files directly in `dir`, sorted by name; none when the directory does not exist.
+ * The `*.rules` entries directly in `dir` that are not directories, sorted by name; none when the
+ * directory does not exist. Anything but a regular file among them is refused when it is loaded.
  * @throws ConfigError when the directory exists but cannot be listed (e.g. it is a file).
  */
 export async function listRulesDir(dir: string): Promise<string[]> {
@@ -20,7 +21,9 @@ export async function listRulesDir(dir: string): Promise<string[]> {
     // Synchronous, like the rest of start-up planning: one small directory, no thread-pool round trip.
     const entries = readdirSync(dir, { withFileTypes: true });
     return entries
-      .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith(".rules"))
+      // Every entry but a directory: a FIFO or socket named *.rules is handed on, so that loading
+      // refuses it by name instead of its rules silently going missing.
+      .filter((e) => !e.isDirectory() && e.name.endsWith(".rules"))
       .map((e) => path.join(dir, e.name))
       .sort();
   } catch (error) {

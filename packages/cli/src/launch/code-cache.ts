@@ -7,21 +7,15 @@
 // V8 version, with other flags, or for a source of another length; the file name adds the bundle's
 // identity (inode, size, modification time), so a rebuilt bundle never meets an old cache.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-
-/** `$XDG_CACHE_HOME/shellgate` (absolute only), else `~/.cache/shellgate`. */
-export function shellgateCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const xdg = env["XDG_CACHE_HOME"];
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(env["HOME"] || os.homedir(), ".cache"), "shellgate");
-}
+import { codeCacheDir as userCodeCacheDir } from "@shellgate/user-paths";
 
 /**
  * The directory of the CLI's code cache, `<shellgateCacheDir>/v8`; undefined when
  * `SHELLGATE_CODE_CACHE=off` turns the cache off.
  */
 export function codeCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
-  return env["SHELLGATE_CODE_CACHE"] === "off" ? undefined : path.join(shellgateCacheDir(env), "v8");
+  return env["SHELLGATE_CODE_CACHE"] === "off" ? undefined : userCodeCacheDir(env);
 }
 
 /** FNV-1a of a short text, as 8 hex digits: names, not security (see the top of the file). */
@@ -75,7 +69,8 @@ export function readCodeCache(file: string, into?: Buffer): Buffer | undefined {
   let fd: number | undefined;
   try {
     if (!trustedDir(path.dirname(file))) return undefined;
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    // Non-blocking: a FIFO in the file's place is refused by the fstat below, not waited on.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
     const stat = fs.fstatSync(fd);
     if (!stat.isFile() || !ownOnly(stat)) return undefined;
     if (into === undefined || stat.size > into.length) return fs.readFileSync(fd);

@@ -5,7 +5,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { codeCacheDir, codeCacheFile, readCodeCache, shellgateCacheDir, variantOf, writeCodeCache } from "../../src/launch/code-cache.js";
+import { shellgateCacheDir } from "@shellgate/user-paths";
+import { codeCacheDir, codeCacheFile, readCodeCache, variantOf, writeCodeCache } from "../../src/launch/code-cache.js";
 import { makeScratch, realSandboxSkip, runBin } from "../helpers.js";
 
 const scratch = makeScratch();
@@ -133,6 +134,11 @@ describe("code cache files", () => {
     fs.chmodSync(dir, 0o777);
     expect(readCodeCache(file, into)).toBeUndefined();
     fs.chmodSync(dir, 0o700);
+    // A FIFO in a cache file's place is no cache (the control: a plain read of it is still blocked after a second).
+    const fifo = path.join(dir, "fifo.bin");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    expect(spawnSync(process.execPath, ["-e", `require("node:fs").readFileSync(${JSON.stringify(fifo)})`], { timeout: 1000 }).signal).toBe("SIGTERM");
+    expect(readCodeCache(fifo)).toBeUndefined();
   });
 });
 

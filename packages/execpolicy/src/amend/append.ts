@@ -49,12 +49,16 @@ async function appendLine(file: string, line: string, dedupe: boolean, options: 
     return await withFileLock(file, async () => {
       let fh;
       try {
-        fh = await fs.promises.open(file, "a+");
+        // Non-blocking: were a FIFO there, opening it must not wait (it is refused below).
+        const { O_RDWR, O_APPEND, O_CREAT, O_NONBLOCK } = fs.constants;
+        fh = await fs.promises.open(file, O_RDWR | O_APPEND | O_CREAT | (O_NONBLOCK ?? 0), 0o666);
       } catch (e) {
         throw new AmendError(file, "open", `failed to open policy file: ${(e as Error).message}`, e);
       }
       try {
-        const { size } = await fh.stat();
+        const st = await fh.stat();
+        if (!st.isFile()) throw new AmendError(file, "open", "the policy file is not a regular file (a FIFO, socket or device); refusing to write to it");
+        const { size } = st;
         if (size > MAX_AMEND_FILE_BYTES) throw new AmendError(file, "read", `policy file is larger than ${MAX_AMEND_FILE_BYTES} bytes`);
         const buf = Buffer.alloc(size);
         let off = 0;

@@ -15,6 +15,7 @@
 import fs from "node:fs";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { readRegularFileSync } from "../policy/regular-file.js";
 
 /** Lock tuning (tests shorten the timings). */
 export interface LockOptions {
@@ -56,7 +57,9 @@ async function tryCreate(path: string, content: string): Promise<boolean> {
 
 async function readInfo(path: string): Promise<{ raw: string; info: LockInfo | undefined; mtime: number } | undefined> {
   try {
-    const [raw, st] = await Promise.all([fs.promises.readFile(path, "utf8"), fs.promises.stat(path)]);
+    // Only ever a regular file made by `tryCreate`: a FIFO in its place would block the read forever.
+    const raw = readRegularFileSync(path, { followLinks: false }).toString("utf8");
+    const st = await fs.promises.stat(path);
     let info: LockInfo | undefined;
     try {
       const parsed = JSON.parse(raw) as Partial<LockInfo>;

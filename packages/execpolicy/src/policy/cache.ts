@@ -10,10 +10,11 @@
  * overwritten on the next successful parse); writes are atomic (temp file + rename) and the
  * directory is created private (0700) because its contents decide what commands may run.
  */
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
+import { policyCacheDir } from "@shellgate/user-paths";
 import type { PolicyContents } from "./policy.js";
+import { readRegularFileSync } from "./regular-file.js";
 import type { PolicySource } from "./load-types.js";
 import type { Decision, NetworkProtocol, NetworkRule, PrefixRule, RuleSandbox } from "./types.js";
 
@@ -101,7 +102,8 @@ export async function readCache(dir: string, inputs: string): Promise<PolicyCont
   const key = cacheKey(inputs);
   try {
     // Synchronous for the same start-up reason as `readPolicySources`.
-    return decode(JSON.parse(readFileSync(join(dir, `${key}.json`), "utf8")), key, inputs);
+    // Entries are written by rename, never as links: a link or anything but a regular file is no entry.
+    return decode(JSON.parse(readRegularFileSync(join(dir, `${key}.json`), { followLinks: false }).toString("utf8")), key, inputs);
   } catch {
     return undefined;
   }
@@ -137,12 +139,8 @@ export async function writeCache(dir: string, inputs: string, contents: PolicyCo
 /**
  * The per-user compiled-policy cache of shellgate's tools: `$SHELLGATE_POLICY_CACHE_DIR`, else
  * `$XDG_CACHE_HOME/shellgate/execpolicy` (an absolute `XDG_CACHE_HOME` only, as XDG asks), else
- * `~/.cache/shellgate/execpolicy`. `env` defaults to `process.env`.
+ * `~/.cache/shellgate/execpolicy` (@shellgate/user-paths' `policyCacheDir`). `env` defaults to `process.env`.
  */
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const explicit = env["SHELLGATE_POLICY_CACHE_DIR"];
-  if (explicit) return resolve(explicit);
-  const xdg = env["XDG_CACHE_HOME"];
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env["HOME"] || homedir(), ".cache");
-  return join(base, "shellgate", "execpolicy");
+  return policyCacheDir(env);
 }

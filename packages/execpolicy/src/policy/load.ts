@@ -1,10 +1,10 @@
 /** Loading policy files into a `Policy`: read, answer from the cache or compile. */
-import { readFileSync } from "node:fs";
 import { InvalidArgumentError, PolicyReadError } from "../errors.js";
 import { cacheInputs, readCache, writeCache } from "./cache.js";
 import { compiler, preloadCompiler } from "./compile-loader.js";
 import type { LoadOptions, PolicySource, RuleExampleReport } from "./load-types.js";
 import { Policy } from "./policy.js";
+import { readRegularFileSync } from "./regular-file.js";
 
 export { MAX_POLICY_FILE_BYTES } from "./load-types.js";
 export type { ExampleResult, LoadOptions, PolicySource, RuleExampleReport } from "./load-types.js";
@@ -19,7 +19,9 @@ export function parsePolicy(sources: PolicySource[], options: LoadOptions = {}):
 }
 
 /**
- * Read policy files as UTF-8 text, in order. Throws `PolicyReadError` naming the file.
+ * Read policy files as UTF-8 text, in order. Throws `PolicyReadError` naming the file; one that is
+ * not a regular file (a FIFO would block the read) is refused unread, its `cause` a
+ * `NotRegularFileError` saying what was found.
  * Reads are synchronous on purpose: rules files are small, read once per load, and a thread-pool
  * round trip per file was a measurable part of `policy-check` start-up on a busy machine.
  */
@@ -27,7 +29,7 @@ export async function readPolicySources(files: string[]): Promise<PolicySource[]
   if (!Array.isArray(files) || files.some((f) => typeof f !== "string")) throw new InvalidArgumentError("files", "expected an array of file paths");
   return files.map((path) => {
     try {
-      return { path, source: readFileSync(path, "utf8") };
+      return { path, source: readRegularFileSync(path).toString("utf8") };
     } catch (e) {
       throw new PolicyReadError(path, e);
     }

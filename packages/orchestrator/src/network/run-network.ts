@@ -1,9 +1,9 @@
 // `fs.promises` is read where it is used: importing node:fs/promises would load it on every CLI start.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { NetworkProxy, NetworkRequestEvent, ProxyRequest, ProxyVerdict, startNetworkProxy } from "@shellgate/network-proxy";
 import type { NetworkProxyRoute, ProxyTransport } from "@shellgate/sandbox";
+import { runFilesDir } from "@shellgate/user-paths";
 import { OrchestratorConfigError } from "../errors.js";
 import type { EventBus } from "../events.js";
 import type { HostGrant } from "./grants.js";
@@ -175,7 +175,7 @@ export async function pickSocketRoot(writableRoots: readonly string[], env: Read
   const runtime = env["XDG_RUNTIME_DIR"];
   const candidates = [
     ...(runtime && path.isAbsolute(runtime) ? [{ dir: runtime, make: false }] : []),
-    { dir: path.join(os.homedir(), ".cache", "shellgate", "run"), make: true },
+    { dir: runFilesDir(env), make: true },
     { dir: "/var/tmp", make: false },
   ];
   for (const { dir, make } of candidates) {

@@ -11,8 +11,8 @@
  * would otherwise pass every `blocked` case.
  */
 
-/** A capability some backends lack and say so (the Landlock fallback pins no carve-outs). */
-export type ConformanceFeature = "carve-outs" | "network-isolation" | "process-isolation" | "unix-sockets" | "symlinks";
+/** A capability some backends lack and say so (the Landlock fallback pins no carve-outs; `special-files`: FIFOs, sockets and device nodes are kept out of writable roots). */
+export type ConformanceFeature = "carve-outs" | "network-isolation" | "process-isolation" | "unix-sockets" | "symlinks" | "special-files";
 
 /** Which sandbox policy a case runs under; paths are filled in from the layout. */
 export type ConformancePolicy = "workspace-write" | "read-only" | "workspace-write-deny-read";
@@ -106,6 +106,17 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = Object.freeze([
     needs: ["carve-outs"],
     script: `fs.renameSync(path.join(L.workspace, ".git"), path.join(L.workspace, "git-moved")); reached();`,
     host: { in: "workspace", exists: "git-moved" },
+  },
+  {
+    // A FIFO blocks whoever opens it: one named .gitignore hangs the host's next `git status`.
+    // Node has no mkfifo of its own; the system's is run, and the host check looks for any entry.
+    id: "fifo-in-workspace",
+    title: "making a FIFO named .gitignore in the workspace",
+    expect: "blocked",
+    policy: "workspace-write",
+    needs: ["special-files"],
+    script: `const f = path.join(L.workspace, ".gitignore"); const r = require("node:child_process").spawnSync("mkfifo", [f], { encoding: "utf8" }); if (r.error) blocked(r.error.code); else if (r.status === 0 && fs.lstatSync(f).isFIFO()) reached(); else blocked(r.stderr.trim() || "exit " + r.status);`,
+    host: { in: "workspace", exists: ".gitignore" },
   },
   {
     id: "read-denied-path",

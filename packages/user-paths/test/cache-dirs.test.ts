@@ -1,0 +1,22 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { codeCacheDir, linuxProbeCacheFile, placeholderLockDir, policyCacheDir, runFilesDir, shellgateCacheDir } from "../src/index.js";
+
+describe("shellgateCacheDir", () => {
+  it("uses an absolute XDG_CACHE_HOME, else ~/.cache, from HOME", () => {
+    expect(shellgateCacheDir({ XDG_CACHE_HOME: "/xc", HOME: "/h" })).toBe("/xc/shellgate");
+    expect(shellgateCacheDir({ XDG_CACHE_HOME: "rel", HOME: "/h" })).toBe("/h/.cache/shellgate");
+    expect(shellgateCacheDir({ HOME: "/h" })).toBe("/h/.cache/shellgate");
+  });
+
+  it("holds every cache file of the host side", () => {
+    const env = { HOME: "/h" };
+    for (const p of [policyCacheDir(env), linuxProbeCacheFile(env), placeholderLockDir(env), codeCacheDir(env), runFilesDir(env)]) {
+      expect(p.startsWith(`${shellgateCacheDir(env)}${path.sep}`), p).toBe(true);
+    }
+  });
+
+  it("lets SHELLGATE_POLICY_CACHE_DIR move the policy cache, resolved", () => {
+    expect(policyCacheDir({ SHELLGATE_POLICY_CACHE_DIR: "pc", HOME: "/h" })).toBe(path.resolve("pc"));
+  });
+});
