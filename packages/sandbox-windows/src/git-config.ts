@@ -19,7 +19,7 @@ export interface WinGitTarget {
 /** What `windowsGitCarveOuts` needs from the computation of writable roots. */
 export interface WinGitOptions {
   fs: WinFsView;
-  /** The environment of the person's git: `HOME` or `USERPROFILE`, `XDG_CONFIG_HOME`, `GIT_CONFIG_GLOBAL`. */
+  /** The environment of the person's git: `HOME` or `USERPROFILE`, `GIT_CONFIG_GLOBAL`. */
   env: Readonly<Record<string, string>>;
   /** The writable roots (canonical). */
   roots: readonly string[];
@@ -81,10 +81,8 @@ export async function windowsGitCarveOuts(repos: ReadonlyArray<{ top: string; gi
     const p = /^[A-Za-z]:[\\/]|^[\\/]{2}/.test(configured) ? resolveFrom(configured, ".") : undefined;
     if (p) globalFiles.push(p);
   } else if (home) {
-    const xdg = options.envValue(env, "XDG_CONFIG_HOME");
-    const xdgConfig = xdg ? resolveFrom(home, xdg) : winJoin(home, ".config");
-    if (xdgConfig) globalFiles.push(winJoin(xdgConfig, "git", "config"));
-    globalFiles.push(winJoin(home, ".gitconfig"));
+    // Git for Windows' defaults; a moved XDG config directory is not followed here (see the README).
+    globalFiles.push(winJoin(home, ".config", "git", "config"), winJoin(home, ".gitconfig"));
   }
   const globalSettings = [];
   for (const f of globalFiles) globalSettings.push(...(await read(f, undefined, 0)));

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { gitGlobalConfigFiles } from "@shellgate/user-paths";
 import { SandboxNotRegularFileError, type GitConfigOrigin } from "./errors.js";
 import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js";
 import { expandGitPath, readGitConfigChain, type GitConfigReadContext } from "./git-config-read.js";
@@ -106,17 +107,10 @@ function submodulesOf(common: string, ctx: GitConfigReadContext): Repository[] {
 /** The user-wide and system-wide config files git reads, in `env` (the host's environment). */
 export function globalGitConfigFiles(env: Readonly<Record<string, string | undefined>>): string[] {
   const files: string[] = [];
-  const home = env["HOME"];
   if (env["GIT_CONFIG_NOSYSTEM"] === undefined || /^(0|false|no|off)$/i.test(env["GIT_CONFIG_NOSYSTEM"] ?? "")) {
     files.push(env["GIT_CONFIG_SYSTEM"] || "/etc/gitconfig");
   }
-  if (env["GIT_CONFIG_GLOBAL"]) {
-    files.push(env["GIT_CONFIG_GLOBAL"]);
-  } else {
-    const xdg = env["XDG_CONFIG_HOME"] || (home ? path.join(home, ".config") : undefined);
-    if (xdg) files.push(path.join(xdg, "git", "config"));
-    if (home) files.push(path.join(home, ".gitconfig"));
-  }
+  files.push(...gitGlobalConfigFiles(env));
   return files.filter((f) => path.isAbsolute(f));
 }
 
