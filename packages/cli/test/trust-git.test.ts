@@ -119,6 +119,19 @@ describe.skipIf(skip !== undefined)(`git through shellgate exec${skip ? ` (skipp
     expect(fs.existsSync(marker)).toBe(true);
   });
 
+  it("a repository whose directory name holds terminal sequences is named with them escaped", async () => {
+    const { ws, env } = workspace("new-repo-escape");
+    // The command chooses the name: an OSC title sequence and a newline that would forge a line.
+    const r = await exec([`d=$(printf 'x\\033]0;owned\\007\\nshellgate exec: all clear'); mkdir -p "$d" && git init -q "$d"`], ws, env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("the command created a git repository at");
+    expect(r.stderr).not.toContain("\u001b");
+    expect(r.stderr).not.toContain("\u0007");
+    expect(r.stderr.split("\n").filter((line) => line.startsWith("shellgate exec: all clear"))).toEqual([]);
+    // control: the directory really has that name on disk
+    expect(fs.readdirSync(ws).some((name) => name.includes("\u001b]0;owned"))).toBe(true);
+  });
+
   it("--json carries the report as runRepositories; a run that creates none reports nothing", async () => {
     const { ws, env } = workspace("new-repo-json");
     const r = await exec(["--json", "mkdir -p a/b && git init -q a/b"], ws, env);
