@@ -1,3 +1,4 @@
+import type { SandboxWrittenKind } from "./admission/sandbox-written-code.js";
 import type { NetworkRequestEvent } from "@shellgate/network-proxy";
 import type { RunRepository, SandboxDenial, SandboxType } from "@shellgate/sandbox";
 
@@ -15,6 +16,12 @@ export interface DecisionTrace {
    * own rule kept it in the sandbox the rule names (`prefix_rule(..., sandbox=...)`).
    */
   sandboxOverride: "none" | "bypass_by_rule" | "escalation_approved" | "rule_sandbox";
+  /**
+   * Set when allow rules would have lifted the sandbox but did not, because the run would have
+   * executed what a sandboxed command could have written: the kinds of finding (the paths are in the
+   * tool result's `sandboxKept`, never here).
+   */
+  sandboxKept?: SandboxWrittenKind[];
   /** The first attempt's sandbox: the backend's `sandboxType` (an open string), `"none"` when it ran unsandboxed. */
   initialSandbox: SandboxType;
   /** 1 for a first attempt only, 2 when an unsandboxed retry ran (0 when nothing ran). */

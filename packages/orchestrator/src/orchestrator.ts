@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import path from "node:path";
-import { parseSandboxPolicy, policyRequiresPlatformSandbox, SandboxManager } from "@shellgate/sandbox";
+import { parseSandboxPolicy, policyRequiresPlatformSandbox, SandboxManager, sandboxToolCacheDir } from "@shellgate/sandbox";
 import type { SandboxBackend, SandboxPolicy, SandboxPolicyInput } from "@shellgate/sandbox";
 import { detectUserShell, resolveShell } from "@shellgate/shell-detect";
 import type { Shell } from "@shellgate/shell-detect";
@@ -162,6 +162,15 @@ export const OrchestratorOptionsSchema = z.strictObject({
       message: "must be an absolute path or a function that returns one",
     })
     .optional(),
+  /**
+   * Where sandboxed runs keep their own npm, pip, Go, cargo and yarn caches
+   * (`SANDBOX_TOOL_CACHES` of @shellgate/sandbox): a `workspace-write` run gets the directory as a
+   * writable root and the tools' variables pointing into it, replacing the host's values, so no
+   * cache the host's own tools use becomes writable. Default: `sandboxToolCacheDir(process.env)`
+   * (`$XDG_CACHE_HOME/shellgate-sandbox`); `false`: none (the tools then find their host caches
+   * read-only).
+   */
+  sandboxToolCaches: z.union([z.literal(false), absolute("sandboxToolCaches")]).optional(),
   /** Session store limits (defaults: 64 sessions, warning at 60, 8 protected) and id source. */
   sessionStore: z.custom<SessionStoreOptions>((v) => typeof v === "object" && v !== null).optional(),
 });
@@ -283,6 +292,7 @@ export class Orchestrator {
       approvalCache: this.approvalCache,
       events: this.events,
       sandboxPolicyCwd: this.cwd,
+      ...(o.sandboxToolCaches === false ? {} : { toolCacheDir: o.sandboxToolCaches ?? sandboxToolCacheDir(process.env) }),
       verifyWorkspace: () => verifyWorkspaceIdentity(this.workspace),
       ...(o.approvalHandler ? { approvalHandler: o.approvalHandler } : {}),
       sessionApprovals: o.sessionApprovals,

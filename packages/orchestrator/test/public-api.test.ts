@@ -31,8 +31,8 @@ const ROOT = [
     "OrchestratorError", "OrchestratorErrorCode", "OrchestratorEvent", "OrchestratorOptions",
     "OrchestratorOptionsSchema", "OutputSink", "ParsedToolCall", "PipeSpawner", "PipelineContext", "PipelineOutcome",
     "PolicyDecision", "PolicyEvaluator", "PolicyRuleMatch", "PolicyStore", "ProtectedPathsEnv", "ProtectedPathsInput",
-    "RejectedError", "ReviewDecision", "ReviewDecisionSchema", "RunRepositoriesReport", "SandboxDeniedError", "SandboxPrepareFailedError",
-    "SandboxRetryStatus", "SessionNetwork", "SessionNotTtyError", "SessionProcess", "SessionProcessFactory",
+    "RejectedError", "ReviewDecision", "ReviewDecisionSchema", "RunRepositoriesReport", "SandboxDeniedError", "SandboxKept", "SandboxPrepareFailedError",
+    "SandboxRetryStatus", "SandboxWrittenCode", "SandboxWrittenKind", "SessionNetwork", "SessionNotTtyError", "SessionProcess", "SessionProcessFactory",
     "SessionSpawnSpec", "SessionStoreOptions", "ShellArgs", "ShellArgsSchema", "ShellCommandArgs",
     "ShellCommandArgsSchema", "ShellEnvironmentPolicy", "ShellEnvironmentPolicyInput", "ShellEnvironmentPolicySchema",
     "SpawnFailedError", "TRACE_OUTCOMES", "TerminalOutputFilter", "ToolCall", "ToolCallSchema", "ToolContext",
@@ -48,10 +48,11 @@ const ROOT = [
 const ADMISSION = [
     "APPROVAL_POLICIES", "Admission", "AdmissionInput", "ApprovalPolicy", "ApprovalPolicySchema", "ESCALATION_REASON",
     "ExecApprovalRequirement", "FileSystemKind", "HeuristicVerdict", "NEVER_ESCALATION_REASON", "NEVER_PROMPT_REASON",
-    "PolicyDecision", "PolicyEvaluation", "PolicyEvaluator", "PolicyRuleMatch", "REFUSED_AMENDMENT_PREFIXES",
-    "RequirementContext", "SegmentDetail", "SegmentFacts", "SegmentVerdict", "applyEscalationGuard", "assessCommand",
-    "decideSegments", "fileSystemKind", "hasDeniedReads", "isKnownSafeCommand", "isRefusedAmendmentPrefix",
-    "mapToRequirement", "prefixCovers", "renderCommand", "retryAllowed",
+    "PolicyDecision", "PolicyEvaluation", "PolicyEvaluator", "PolicyRuleMatch",
+    "RequirementContext", "SandboxWrittenCode", "SandboxWrittenInput", "SandboxWrittenKind", "SegmentDetail", "SegmentFacts", "SegmentVerdict", "amendmentPrefixRefusal", "applyEscalationGuard", "assessCommand",
+    "decideSegments", "fileSystemKind", "findSandboxWrittenCode", "hasDeniedReads", "isKnownSafeCommand", "isRefusedAmendmentPrefix",
+    "mapToRequirement", "prefixCovers", "programControlled", "renderCommand", "retryAllowed", "sandboxKeptReason", "sandboxWritable",
+    "withSandboxKept", "writableUnder",
 ];
 
 describe("public API", () => {

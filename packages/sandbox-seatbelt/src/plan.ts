@@ -121,6 +121,7 @@ async function profileInput(
   return {
     writableRoots, readOnlyPaths, pinnedPaths, deniedReadPaths: denied,
     network: network.mode === "full",
+    ...(opts.dedicatedTerminal ? { dedicatedTerminal: true } : {}),
     ...(network.proxy ? { proxy: { httpPort: network.proxy.httpPort, socksPort: network.proxy.socksPort } } : {}),
   };
 }

@@ -27,6 +27,13 @@ export interface ProfileInput {
    * where the session proxy listens. Absent: no network at all (or all of it, with `network`).
    */
   proxy?: ProxyPorts;
+  /**
+   * The command runs on a pseudo-terminal the caller allocated for this run alone
+   * (`TransformOptions.dedicatedTerminal`): terminal ioctls on descriptors it inherited are
+   * allowed, so `isatty` and `tcsetattr` work on it. Opening any terminal still needs the pty
+   * extension, so another terminal stays out of reach.
+   */
+  dedicatedTerminal?: boolean;
 }
 
 /** A generated profile and the parameters it reads. */
@@ -75,6 +82,37 @@ function list(head: string, items: readonly string[], indent = "  "): string {
   return [`(${head}`, ...items.map((i) => `${indent}${i}`)].join("\n") + ")";
 }
 
+/** Every pseudo-terminal device a process could open: the user's other terminal windows among them. */
+const TTY_DEVICES = '(regex #"^/dev/ttys[0-9]+$")';
+/**
+ * The sandbox extension macOS attaches to a pseudo-terminal opened through `/dev/ptmx` by a process
+ * that holds `pseudo-tty`: it marks the terminals created inside this sandbox.
+ */
+const PTY_EXTENSION = '(extension "com.apple.sandbox.pty")';
+
+/**
+ * Terminals: the command may create pseudo-terminals (`/dev/ptmx`) and use the ones it created, and
+ * no other. It comes after the blanket read allowance, which would otherwise let it read (and so
+ * steal the input of) every `/dev/ttysN`, the user's other terminal windows included.
+ */
+function terminalSection(dedicatedTerminal: boolean): string {
+  const lines = [
+    "; terminals: only the pseudo-terminals created inside this sandbox (they carry the pty extension);",
+    "; another window's /dev/ttysN can be neither read, written nor sent an ioctl (TIOCSTI types into it)",
+    "(allow pseudo-tty)",
+    '(allow file-read* file-write* file-ioctl (literal "/dev/ptmx"))',
+    `(deny file-read* file-write* file-ioctl ${TTY_DEVICES})`,
+    `(allow file-read* file-write* file-ioctl (require-all ${TTY_DEVICES} ${PTY_EXTENSION}))`,
+  ];
+  if (dedicatedTerminal) {
+    lines.push(
+      "; the run's own terminal, allocated for it alone and inherited as its stdio: ioctls on it (isatty, tcsetattr)",
+      `(allow file-ioctl ${TTY_DEVICES})`,
+    );
+  }
+  return lines.join("\n");
+}
+
 /** Everything any sandboxed command gets, whatever the policy. */
 function baseSection(): string {
   return [
@@ -88,10 +126,8 @@ function baseSection(): string {
     "(allow signal (target same-sandbox))",
     "(allow process-info* (target same-sandbox))",
     "",
-    "; devices: the null device, and pseudo-terminals for interactive sessions",
+    "; devices: the null device (terminals are below, after the reads)",
     '(allow file-write-data (literal "/dev/null"))',
-    "(allow pseudo-tty)",
-    '(allow file-read* file-write* file-ioctl (literal "/dev/ptmx") (regex #"^/dev/ttys[0-9]+$"))',
     "",
     "; system information ordinary tools ask for",
     list("allow sysctl-read", [
@@ -145,7 +181,7 @@ function pathFilters(names: readonly string[], filters: readonly ("literal" | "s
  * The Seatbelt profile for `input`, with the parameters it reads. Sections, in order (a later
  * matching rule wins over an earlier one, so the refusals come after what they cut into):
  * base; reads; writes to the roots; refusals of writes to the read-only paths and to the pinned
- * entries; refusal of reads and writes of the denied paths; network. Pure.
+ * entries; terminals; refusal of reads and writes of the denied paths; network. Pure.
  */
 export function buildSeatbeltProfile(input: ProfileInput): SeatbeltProfile {
   const params = new ParamTable();
@@ -153,7 +189,10 @@ export function buildSeatbeltProfile(input: ProfileInput): SeatbeltProfile {
   const readOnly = input.readOnlyPaths.map((p) => params.add("READ_ONLY", p));
   const pinned = input.pinnedPaths.map((p) => params.add("PINNED", p));
   const denied = input.deniedReadPaths.map((p) => params.add("DENIED_READ", p));
-  const sections = [baseSection(), "; reads: the whole disk (denied paths are cut out below)\n(allow file-read*)"];
+  const sections = [
+    baseSection(),
+    "; reads: the whole disk (terminals and denied paths are cut out below)\n(allow file-read*)",
+  ];
 
   if (roots.length > 0) {
     const writes = [list("allow file-write*", pathFilters(roots, ["subpath"]))];
@@ -167,6 +206,8 @@ export function buildSeatbeltProfile(input: ProfileInput): SeatbeltProfile {
   } else {
     sections.push("; writes: none (only /dev/null, above)");
   }
+  // After the writes too: a root of `/` (a broad workspace) would otherwise make every terminal writable.
+  sections.push(terminalSection(input.dedicatedTerminal === true));
 
   if (denied.length > 0) {
     sections.push(

@@ -8,7 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseSandboxPolicy, type NetworkProxyRoute, type SandboxPolicyInput } from "@shellgate/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CompiledProfile } from "./sbpl/evaluator.js";
+import { compileProfile, type CompiledProfile } from "./sbpl/evaluator.js";
+import { buildSeatbeltProfile, type ProfileInput } from "../src/index.js";
 import {
   CASE_IDS, CASE_STEPS, FULL_ACCESS, kernelPath, makeLayout, plannedProfile, removeLayout, runSteps, STARTUP_STEPS,
   type Layout, type Step,
@@ -74,12 +75,36 @@ const PROXY_QUERIES: ExtraQuery[] = [
   { title: "a kernel-control socket", steps: () => [{ operation: "system-socket", socketDomain: "AF_SYSTEM", socketType: "SOCK_DGRAM" }], verdict: B },
 ];
 
+/** The extension a pseudo-terminal opened through /dev/ptmx inside the sandbox carries. */
+const PTY = ["com.apple.sandbox.pty"];
+const tty = (operation: Step["operation"], extensions?: string[]): Step => ({ operation, path: "/dev/ttys003", ...(extensions ? { extensions } : {}) });
+
+/**
+ * Terminals, the same under every sandboxed policy: a pty the command opens is usable, another
+ * window's terminal (no pty extension) is not; the control of each refusal is the same operation
+ * on a pty the sandbox created.
+ */
+const TERMINAL_QUERIES: ExtraQuery[] = [
+  {
+    title: "a pseudo-terminal opened inside the sandbox",
+    steps: () => [
+      { operation: "pseudo-tty" }, { operation: "file-read-data", path: "/dev/ptmx" }, { operation: "file-write-data", path: "/dev/ptmx" },
+      { operation: "file-ioctl", path: "/dev/ptmx" }, tty("file-read-data", PTY), tty("file-write-data", PTY), tty("file-ioctl", PTY),
+    ],
+    verdict: A,
+  },
+  { title: "another terminal window's /dev/ttys003: reading it", steps: () => [tty("file-read-data")], verdict: B, control: () => tty("file-read-data", PTY) },
+  { title: "another terminal window's /dev/ttys003: writing to it", steps: () => [tty("file-write-data")], verdict: B, control: () => tty("file-write-data", PTY) },
+  { title: "another terminal window's /dev/ttys003: an ioctl (TIOCSTI)", steps: () => [tty("file-ioctl")], verdict: B, control: () => tty("file-ioctl", PTY) },
+  { title: "another terminal window's /dev/ttys003: its metadata", steps: () => [tty("file-read-metadata")], verdict: B, control: () => tty("file-read-metadata", PTY) },
+];
+
 const w = (p: string): Step[] => [{ operation: "file-write-create", path: kernelPath(p) }, { operation: "file-write-data", path: kernelPath(p) }];
 const unlink = (p: string): Step[] => [{ operation: "file-write-unlink", path: kernelPath(p) }];
 const read = (p: string): Step[] => [{ operation: "file-read-data", path: kernelPath(p) }];
 
 const SHAPES: Shape[] = [
-  { name: "workspace-write, network off", policy: () => ({ mode: "workspace-write", ...ONLY_WORKSPACE }), expect: WORKSPACE_WRITE },
+  { name: "workspace-write, network off", policy: () => ({ mode: "workspace-write", ...ONLY_WORKSPACE }), expect: WORKSPACE_WRITE, extra: TERMINAL_QUERIES },
   {
     name: "workspace-write, network on",
     policy: () => ({ mode: "workspace-write", networkAccess: true, ...ONLY_WORKSPACE }),
@@ -122,7 +147,7 @@ const SHAPES: Shape[] = [
     extra: [
       { title: "writing /dev/null", steps: () => [{ operation: "file-write-data", path: "/dev/null" }], verdict: A },
       { title: "creating /dev/null", steps: () => [{ operation: "file-write-create", path: "/dev/null" }], verdict: B, control: () => ({ operation: "file-write-data", path: "/dev/null" }) },
-      { title: "a terminal", steps: () => [{ operation: "pseudo-tty" }, { operation: "file-write-data", path: "/dev/ttys004" }, { operation: "file-ioctl", path: "/dev/ttys004" }], verdict: A },
+      ...TERMINAL_QUERIES,
       { title: "DNS configuration service (network off)", steps: () => [{ operation: "mach-lookup", globalName: "com.apple.SystemConfiguration.DNSConfiguration" }], verdict: B },
       { title: "a sysctl outside the allow-list", steps: () => [{ operation: "sysctl-read", sysctlName: "kern.proc.all" }], verdict: B, control: () => ({ operation: "sysctl-read", sysctlName: "kern.proc.pid.1" }) },
     ],
@@ -328,6 +353,32 @@ describe("the profile's text depends on the policy's shape, never on its paths",
       removeLayout(plain);
       removeLayout(odd);
     }
+  });
+});
+
+describe("terminals beyond the policy shapes", () => {
+  /** The profile for `input` with its parameters, compiled. */
+  const compiled = (input: Partial<ProfileInput>) => {
+    const { text, params } = buildSeatbeltProfile({ writableRoots: [], readOnlyPaths: [], pinnedPaths: [], deniedReadPaths: [], network: false, ...input });
+    return compileProfile(text, Object.fromEntries(params.map((p) => [p.name, p.value])));
+  };
+
+  it("a writable root of / (a broad workspace) does not make another window's terminal writable", () => {
+    const broad = compiled({ writableRoots: ["/"], pinnedPaths: ["/"] });
+    expect(broad.allows(tty("file-write-data"))).toBe(false);
+    expect(broad.allows(tty("file-read-data"))).toBe(false);
+    // controls: the root is writable elsewhere, and a pty made inside is usable
+    expect(broad.allows({ operation: "file-write-data", path: "/Users/me/f" })).toBe(true);
+    expect(broad.allows(tty("file-write-data", PTY))).toBe(true);
+  });
+
+  it("a dedicated terminal: ioctls on the inherited one are allowed, opening another window's still is not", () => {
+    const dedicated = compiled({ dedicatedTerminal: true });
+    expect(dedicated.allows(tty("file-ioctl"))).toBe(true);
+    expect(dedicated.allows(tty("file-read-data"))).toBe(false);
+    expect(dedicated.allows(tty("file-write-data"))).toBe(false);
+    // control: without a dedicated terminal the ioctl is refused too
+    expect(compiled({}).allows(tty("file-ioctl"))).toBe(false);
   });
 });
 

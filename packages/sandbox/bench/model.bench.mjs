@@ -43,6 +43,14 @@ try {
   const options = { cwd: ws, env: { TMPDIR: base }, protectedPaths: [path.join(ws, "rules")] };
 
   const rootsMs = await median(() => computeWritableRoots(policy, options), 500);
+  // The worst case of the tool-home carve-outs: the home directory itself as a root (every tool
+  // home and rc file of TOOL_HOMES is then held), against the same roots with the home elsewhere.
+  const home = path.join(base, "home");
+  await fs.mkdir(path.join(home, ".cargo", "bin"), { recursive: true });
+  await fs.mkdir(path.join(home, ".local", "lib"), { recursive: true });
+  const broad = parseSandboxPolicy({ mode: "workspace-write", writableRoots: [home] });
+  const homeRootMs = await median(() => computeWritableRoots(broad, { ...options, hostEnv: { HOME: home } }), 500);
+  const awayMs = await median(() => computeWritableRoots(broad, { ...options, hostEnv: { HOME: "/nonexistent-home" } }), 500);
 
   const noise = "x".repeat(1023) + "\n";
   const big = noise.repeat(1024); // 1 MiB without a keyword: the worst case scans everything.
@@ -56,6 +64,7 @@ try {
   // Figures are informative: a slow result is printed, not turned into a failing exit code.
   void [
     report("computeWritableRoots", rootsMs, "cwd with .git file + worktree, 1 extra root, TMPDIR, /tmp, 1 protected dir"),
+    report("computeWritableRoots", homeRootMs, `the home directory as a root, every tool home held; ${(homeRootMs / awayMs).toFixed(2)}x the same roots with the home elsewhere (${awayMs.toFixed(3)} ms)`),
     report("isLikelySandboxDenied", denialMs, "1 MiB stdout + 1 MiB aggregated, no keyword"),
     report("explainSandboxDenial", explainMs, "1 MiB stdout, nothing to explain"),
   ];

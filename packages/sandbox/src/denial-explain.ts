@@ -5,6 +5,7 @@ import { evidenceLine, filesystemMarks, networkMarks, pythonSocketRefusal, silen
 import { denialText, type DenialAudience } from "./denial-text.js";
 import { InvalidDenialEvidenceError } from "./errors.js";
 import { isPathWithin } from "./paths.js";
+import { toolHomeOf } from "./tool-homes.js";
 import { policyAllowsNetwork, SandboxPolicySchema } from "./policy.js";
 import { firstZodIssue } from "./zod-issues.js";
 import { DEFAULT_DENIAL_SIGNALS } from "./backend.js";
@@ -84,8 +85,21 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
   z.strictObject({
     /** The directory to add as a writable root (nearest sensible one; never `/`). */
     writableRoot: z.string().optional(),
-    /** The directory is the home directory or an ancestor of it: the CLI also needs `--allow-broad-workspace`. */
+    /**
+     * The directory is the home directory or an ancestor of it. Such a directory is no longer
+     * suggested (see `notSuggested`); the field stays for readers of older results.
+     */
     broad: z.boolean().optional(),
+    /**
+     * The nearest directory was not suggested as a writable root, and why: `system` (`/etc`, `/usr`,
+     * `/var`…), `home` (the home directory or an ancestor: every tool's settings and the shell's
+     * start-up files), `credentials` (shell rc files, `~/.ssh`, `~/.gnupg`, `~/.aws`, `~/.config/gh`,
+     * a directory of several tools' settings…), `tool-code` (a part of a tool home that stays read-only
+     * in every sandbox, as the host runs what is there).
+     */
+    notSuggested: z.strictObject({ dir: z.string(), reason: z.enum(["system", "home", "credentials", "tool-code"]), tool: z.string().optional() }).optional(),
+    /** The suggested root is a tool's home: which tool, and what in it stays read-only (the rest the host's tool reads as it finds it). */
+    toolHome: z.strictObject({ tool: z.string(), readOnly: z.array(z.string()) }).optional(),
     /** Writes need the `workspace-write` sandbox mode instead of `read-only`. */
     workspaceWrite: z.boolean().optional(),
     /** Network access (`--network on`). */
@@ -199,26 +213,70 @@ function protectedNameOf(carveOut: string, evidence: z.infer<typeof DenialEviden
 }
 
 /**
+ * Top-level system directories: never suggested as writable roots (a root there hands the sandbox
+ * what every process on the machine reads or runs).
+ */
+const SYSTEM_DIRS: readonly string[] = Object.freeze([
+  "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/proc", "/sys", "/run",
+  "/var", "/opt", "/srv", "/root", "/snap", "/nix", "/System", "/Library", "/Applications", "/private", "/Volumes", "/cores",
+]);
+
+/** Shared temporary directories below the system ones: a directory inside them may be suggested. */
+const TEMP_DIRS: readonly string[] = Object.freeze(["/var/tmp", "/var/folders", "/private/tmp", "/private/var/tmp", "/private/var/folders"]);
+
+/**
+ * Below the home directory: names that hold credentials or files the host reads at start-up (and
+ * the directories holding several tools' settings, so a root there would hand over all of them).
+ * Never suggested, nor any directory that contains one.
+ */
+const SENSITIVE_HOME_NAMES: readonly string[] = Object.freeze([
+  ".ssh", ".gnupg", ".aws", ".azure", ".docker", ".kube", ".pki", ".password-store", ".netrc", ".git-credentials",
+  ".gitconfig", ".config", ".config/git", ".config/gh", ".config/gcloud", ".local/share/keyrings", "Library/Keychains",
+  ".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+  ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".pip",
+]);
+
+/** Directories under home that hold one directory per tool: a suggestion goes one level deeper, to the tool's own. */
+const PER_TOOL_BASES: readonly string[] = Object.freeze([".cache", ".config", ".local/share", ".local/state", "Library/Caches", "Library/Application Support"]);
+
+/**
  * The nearest sensible directory to make writable for `p`: below the home directory, the first
- * directory under it (`~/.npm` for `~/.npm/_cacache/x`), since tools keep one directory each there;
- * elsewhere the directory that holds `p`. With `directoryExists`, a missing one moves up to the
- * nearest existing directory. Never `/`; the home directory or an ancestor is marked broad.
+ * directory under it (`~/.npm` for `~/.npm/_cacache/x`), or under a per-tool base such as `~/.cache`
+ * the tool's own directory there, since tools keep one directory each; elsewhere the directory that
+ * holds `p`. With `directoryExists`, a missing one moves up to the nearest existing directory. Always
+ * a directory that holds `p`, never `p` itself (`--writable-root` takes directories only). Never
+ * suggested, with the reason in `notSuggested`: `/`, a system directory, the home directory or an
+ * ancestor of it, a directory holding credentials or start-up files, or a part of a tool home that
+ * stays read-only anyway. A tool home (`~/.npm`, `~/.cargo`) is suggested with what stays read-only
+ * in it (`toolHome`).
  */
 export function suggestWritableRoot(
   p: string,
   homeDir: string | undefined,
   directoryExists?: (dir: string) => boolean,
-): { writableRoot?: string; broad?: boolean } {
+): Pick<SandboxDenialGrant, "writableRoot" | "notSuggested" | "toolHome"> {
   let dir = path.dirname(p);
-  if (homeDir && homeDir !== "/" && isPathWithin(p, homeDir) && p !== homeDir) {
-    const first = path.relative(homeDir, p).split(path.sep)[0]!;
-    const top = path.join(homeDir, first);
-    dir = top === p ? homeDir : top;
+  const underHome = homeDir !== undefined && homeDir !== "/" && isPathWithin(p, homeDir) && p !== homeDir;
+  if (underHome) {
+    const parts = path.relative(homeDir, p).split(path.sep);
+    const base = PER_TOOL_BASES.find((b) => parts.slice(0, b.split("/").length).join("/") === b);
+    const depth = base === undefined ? 1 : base.split("/").length + 1;
+    // Only a strict ancestor of `p`: the path itself may be a file.
+    dir = parts.length > depth ? path.join(homeDir, ...parts.slice(0, depth)) : path.dirname(p);
   }
   while (directoryExists && dir !== path.parse(dir).root && !directoryExists(dir)) dir = path.dirname(dir);
-  if (dir === "/" || dir === path.parse(dir).root) return {};
-  const broad = homeDir !== undefined && isPathWithin(homeDir, dir);
-  return { writableRoot: dir, ...(broad ? { broad: true } : {}) };
+  if (dir === path.parse(dir).root) return {};
+  const inTemp = TEMP_DIRS.some((t) => dir !== t && isPathWithin(dir, t));
+  if (!inTemp && SYSTEM_DIRS.some((s) => isPathWithin(dir, s))) return { notSuggested: { dir, reason: "system" } };
+  if (homeDir !== undefined && isPathWithin(homeDir, dir)) return { notSuggested: { dir, reason: "home" } };
+  if (homeDir !== undefined && underHome) {
+    const sensitive = SENSITIVE_HOME_NAMES.map((n) => path.join(homeDir, ...n.split("/")));
+    if (sensitive.some((s) => isPathWithin(dir, s) || isPathWithin(s, dir))) return { notSuggested: { dir, reason: "credentials" } };
+    const tool = toolHomeOf(dir, { HOME: homeDir }, process.platform === "win32" ? "linux" : process.platform);
+    if (tool?.fullyReadOnly) return { notSuggested: { dir, reason: "tool-code", tool: tool.tool } };
+    if (tool && tool.home === dir) return { writableRoot: dir, toolHome: { tool: tool.tool, readOnly: tool.readOnly } };
+  }
+  return { writableRoot: dir };
 }
 
 /** Parse the evidence, naming the offending field. */
@@ -264,7 +322,8 @@ function filesystemDenial(
         // Inside the workspace, workspace-write alone is enough.
         if (isPathWithin(first.path, ev.cwd)) {
           delete grant.writableRoot;
-          delete grant.broad;
+          delete grant.notSuggested;
+          delete grant.toolHome;
         }
       }
     } else if (first.cause === "protected-path") {

@@ -1,4 +1,5 @@
 import type { SandboxDenial } from "./denial-explain.js";
+import { SANDBOX_TOOL_CACHES } from "./tool-caches.js";
 
 /** Who reads a denial's suggestion: a person at the CLI (flags) or the model (tool arguments). */
 export type DenialAudience = "cli" | "model";
@@ -82,17 +83,21 @@ function cliSuggestion(d: DenialData, command: readonly string[] | undefined): s
   switch (d.cause) {
     case "outside-writable-roots":
     case "read-only-sandbox": {
-      const { writableRoot, broad, workspaceWrite } = d.grant;
+      const { writableRoot, workspaceWrite, notSuggested, toolHome } = d.grant;
       const mode = workspaceWrite ? " --sandbox workspace-write" : "";
       const first = d.paths[0];
       if (writableRoot === undefined) {
         // Under read-only, a path in the workspace needs only the mode (the explainer leaves the root out then).
-        if (workspaceWrite && first !== undefined && parentOf(first) !== "/") return `re-run with${mode} to let it write in the workspace`;
+        if (workspaceWrite && first !== undefined && parentOf(first) !== "/" && notSuggested === undefined) return `re-run with${mode} to let it write in the workspace`;
+        if (notSuggested) return `${first ?? "it"} lies in ${notSuggested.dir}, ${NOT_SUGGESTED[notSuggested.reason](notSuggested.tool)}: write somewhere else${orEscalate}`;
         return `${first ?? "it"} lies directly under /, which cannot be a writable root: write somewhere else${orEscalate}`;
       }
-      if (broad) {
-        const narrower = first && parentOf(first) === writableRoot ? `; or, if ${first} is a directory the tool needs, create it and re-run with --writable-root ${first}` : "";
-        return `re-run with${mode} --writable-root ${writableRoot} --allow-broad-workspace (this makes the whole of ${writableRoot} writable)${narrower}`;
+      if (toolHome) {
+        const kept = toolHome.readOnly.length > 0 ? `; ${toolHome.readOnly.join(", ")} stay read-only, as the host runs what is there` : "";
+        return (
+          `re-run with${mode} --writable-root ${writableRoot} to allow writes there (${toolHome.tool}'s home: ` +
+          `the host's ${toolHome.tool} uses what a sandboxed command leaves there${kept})`
+        );
       }
       return `re-run with${mode} --writable-root ${writableRoot} to allow writes there`;
     }
@@ -130,6 +135,17 @@ function parentOf(p: string): string {
   const i = p.lastIndexOf("/");
   return i <= 0 ? "/" : p.slice(0, i);
 }
+
+/** Why a directory is not offered as a writable root, as the rest of a sentence naming it. */
+const NOT_SUGGESTED: Record<"system" | "home" | "credentials" | "tool-code", (tool?: string) => string> = {
+  system: () => "a system directory, which is not made writable for a sandboxed command",
+  home: () => "which holds your home directory: making it writable would hand a sandboxed command your shell's start-up files and every tool's settings",
+  credentials: () => "which holds credentials or files the host reads at start-up (shell rc files, ssh, git or cloud settings), which are not made writable for a sandboxed command",
+  "tool-code": (tool) => {
+    const own = tool !== undefined && SANDBOX_TOOL_CACHES.some((c) => c.tool === tool) ? `; sandboxed ${tool} has a cache of its own (shellgate doctor shows where)` : "";
+    return `part of ${tool ?? "a tool"}'s home that the host runs or builds from, which stays read-only in every sandbox${own}`;
+  },
+};
 
 const NO_APPROVER = "no one can approve running it outside the sandbox here";
 

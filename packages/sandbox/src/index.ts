@@ -54,3 +54,16 @@ export {
   type ProxyTransport,
   type ProxyUrls,
 } from "./network-route.js";
+export {
+  applyToolCaches,
+  sandboxToolCacheDir,
+  toolCacheVariables,
+  SANDBOX_TOOL_CACHES,
+  SANDBOX_TOOL_CACHE_DIR_NAME,
+  type ApplyToolCachesInput,
+  type ToolCacheEntry,
+  type ToolCacheRun,
+  type ToolCacheStatus,
+  type ToolCacheVariable,
+} from "./tool-caches.js";
+export { TOOL_HOMES, toolHomeCarveOuts, toolHomeOf, type ToolHomeEntry, type ToolHomeLocation } from "./tool-homes.js";

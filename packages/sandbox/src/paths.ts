@@ -59,8 +59,20 @@ export function realDirectoryOrUndefined(p: string): string | undefined {
 export function outermostPaths(paths: Iterable<string>): string[] {
   const sorted = [...new Set(paths)].sort();
   const kept: string[] = [];
+  // Ancestors are looked up by name rather than compared with every kept path: a broad root holds
+  // dozens of carve-outs. The names are canonical (traced), so a path's ancestors are its dirnames.
+  const keptSet = new Set<string>();
+  const under = (p: string) => {
+    for (let dir = p; ; dir = path.dirname(dir)) {
+      if (keptSet.has(dir)) return true;
+      if (path.dirname(dir) === dir) return false;
+    }
+  };
   for (const p of sorted) {
-    if (!kept.some((k) => isPathWithin(p, k))) kept.push(p);
+    if (!under(p)) {
+      kept.push(p);
+      keptSet.add(p);
+    }
   }
   return kept;
 }

@@ -4,6 +4,7 @@ import { InvalidSandboxPathError, InvalidSandboxPolicyError, UnpinnableProtected
 import { SandboxPolicySchema, type SandboxPolicy } from "./policy.js";
 import { metadataCarveOuts } from "./carve-outs.js";
 import { gitCarveOuts } from "./git-carve-outs.js";
+import { toolHomeCarveOuts } from "./tool-homes.js";
 import { firstZodIssue } from "./zod-issues.js";
 import { isPathWithin, outermostPaths, realDirectoryOrUndefined, traceSymlinks, type LstatCache } from "./paths.js";
 
@@ -38,10 +39,12 @@ export interface WritableRootsOptions {
   /** Platform whose conventions apply (`/tmp` is not considered on win32); defaults to `process.platform`. */
   platform?: NodeJS.Platform;
   /**
-   * The environment of the person's own git, which reads the configuration later: `HOME`,
-   * `XDG_CONFIG_HOME`, `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`. Defaults to `process.env`.
+   * The host's environment, where the user's own tools find their homes (`HOME`, `CARGO_HOME`,
+   * `GOPATH`, …; see `TOOL_HOMES`) and the person's git its config (`HOME`, `XDG_CONFIG_HOME`,
+   * `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`); defaults to `process.env`. Not
+   * the command's environment, which may point the tools elsewhere.
    */
-  gitEnv?: Readonly<Record<string, string | undefined>>;
+  hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Re-validate a policy that may not have come through `parseSandboxPolicy`, reporting bad paths as path errors. */
@@ -123,7 +126,9 @@ function checkLinks(
  * canonicalised with `realpath` and de-duplicated. A root nested inside another stays a root of
  * its own (a backend makes each root its own mount, which cannot be renamed away). Carve-outs:
  * `.git`, `.codex`, `.shellgate`, `.agents` in every root, present or not; the `gitdir:` (and a
- * worktree's `commondir`) a `.git` file points to; every `protectedPaths` entry. Each is traced
+ * worktree's `commondir`) a `.git` file points to; every `protectedPaths` entry; the parts of a
+ * tool home that the host later runs (`TOOL_HOMES`: `~/.cargo/bin`, `~/.local/lib`, `~/.npm/_npx`,
+ * shell rc files…) when a root is, contains or lies inside that home. Each is traced
  * through its symlinks; a carve-out always wins over a root nested inside it.
  *
  * `read-only`, `danger-full-access` and `external-sandbox` have no writable roots and yield `[]`
@@ -148,18 +153,26 @@ export async function computeWritableRoots(
   });
   const { roots } = candidateRoots(valid, options);
   const unique = [...new Set(roots)];
-  const named = [...given, ...unique.flatMap((root) => metadataCarveOuts(root))];
   const cache: LstatCache = new Map();
+  const toolHomes = toolHomeCarveOuts(unique, options.hostEnv ?? process.env, options.platform ?? process.platform, cache);
+  const named = [...given, ...unique.flatMap((root) => metadataCarveOuts(root)), ...toolHomes];
   const tracedNamed = named.map((p) => ({ given: p, origin: undefined as GitConfigOrigin | undefined, ...traceSymlinks(p, cache) }));
   const namedCarveOuts = outermostPaths(tracedNamed.map((t) => t.real));
   const writableBeforeGit = (dir: string) =>
     unique.some((r) => isPathWithin(dir, r)) && !namedCarveOuts.some((c) => isPathWithin(dir, c));
   // What git would run or read for these repositories is held like `.git` itself. Read with the
   // named carve-outs alone in place: they are what holds `.git` while its config is read.
-  const git = gitCarveOuts(unique, { isWritableDir: writableBeforeGit, env: options.gitEnv ?? process.env, cache });
+  const git = gitCarveOuts(unique, { isWritableDir: writableBeforeGit, env: options.hostEnv ?? process.env, cache });
   const traced = [...tracedNamed, ...git.map((t) => ({ given: t.path, origin: t.origin, ...traceSymlinks(t.path, cache) }))];
   const carveOuts = outermostPaths(traced.map((t) => t.real));
-  const isReadOnly = (p: string) => carveOuts.some((c) => isPathWithin(p, c));
+  // By the path's ancestors rather than by every carve-out: a broad root holds dozens of them.
+  const carveSet = new Set(carveOuts);
+  const isReadOnly = (p: string) => {
+    for (let dir = p; ; dir = path.dirname(dir)) {
+      if (carveSet.has(dir)) return true;
+      if (path.dirname(dir) === dir) return false;
+    }
+  };
   const isWritableDir = (dir: string) => unique.some((r) => isPathWithin(dir, r)) && !isReadOnly(dir);
   for (const t of traced) checkLinks(t.given, t.links, isWritableDir, t.origin);
 

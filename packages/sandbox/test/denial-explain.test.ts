@@ -40,14 +40,14 @@ function evidence(extra: Partial<DenialEvidence> = {}): DenialEvidence {
 
 describe("explainSandboxDenial: filesystem", () => {
   it.each([
-    ["coreutils touch", "touch: cannot touch '/etc/x': Read-only file system", "/etc/x"],
-    ["dash redirection", "sh: 1: cannot create /etc/x: Read-only file system", "/etc/x"],
-    ["bash redirection", "bash: line 1: /etc/x: Read-only file system", "/etc/x"],
-    ["mkdir with UTF-8 quotes", "mkdir: cannot create directory ‘/etc/xd’: Read-only file system", "/etc/xd"],
-    ["python", "OSError: [Errno 30] Read-only file system: '/etc/x'", "/etc/x"],
-    ["node", "Error: EROFS: read-only file system, open '/etc/x'", "/etc/x"],
-    ["npm", "npm error rofs EROFS: read-only file system, mkdir '/etc/npm/_cacache'", "/etc/npm/_cacache"],
-    ["node's recursive mkdir", "npm error enoent ENOENT: no such file or directory, mkdir '/etc/npm/_cacache'", "/etc/npm/_cacache"],
+    ["coreutils touch", "touch: cannot touch '/data/x': Read-only file system", "/data/x"],
+    ["dash redirection", "sh: 1: cannot create /data/x: Read-only file system", "/data/x"],
+    ["bash redirection", "bash: line 1: /data/x: Read-only file system", "/data/x"],
+    ["mkdir with UTF-8 quotes", "mkdir: cannot create directory ‘/data/xd’: Read-only file system", "/data/xd"],
+    ["python", "OSError: [Errno 30] Read-only file system: '/data/x'", "/data/x"],
+    ["node", "Error: EROFS: read-only file system, open '/data/x'", "/data/x"],
+    ["npm", "npm error rofs EROFS: read-only file system, mkdir '/data/npm/_cacache'", "/data/npm/_cacache"],
+    ["node's recursive mkdir", "npm error enoent ENOENT: no such file or directory, mkdir '/data/npm/_cacache'", "/data/npm/_cacache"],
   ])("%s: a write outside the roots names the path and the parent as the writable root", (_name, line, p) => {
     const d = explainSandboxDenial(evidence({ stderr: `${line}\n` }), { audience: "cli" });
     expect(d).toBeDefined();
@@ -98,18 +98,40 @@ describe("explainSandboxDenial: filesystem", () => {
     expect(ro.suggestion).toBe("re-run with --sandbox workspace-write to let it write in the workspace");
   });
 
-  it("below the home directory it suggests the tool's own directory; directly in it, the home directory as a broad root", () => {
-    expect(suggestWritableRoot("/home/me/.npm/_cacache/tmp/x", "/home/me")).toEqual({ writableRoot: "/home/me/.npm" });
-    expect(suggestWritableRoot("/home/me/x", "/home/me")).toEqual({ writableRoot: "/home/me", broad: true });
+  it("below the home directory it suggests the tool's own directory; never the home directory, a system directory or a credential store", () => {
+    expect(suggestWritableRoot("/home/me/project-cache/tmp/x", "/home/me")).toEqual({ writableRoot: "/home/me/project-cache" });
+    expect(suggestWritableRoot("/home/me/.cache/sometool/x/y", "/home/me")).toEqual({ writableRoot: "/home/me/.cache/sometool" });
+    expect(suggestWritableRoot("/home/me/x", "/home/me")).toEqual({ notSuggested: { dir: "/home/me", reason: "home" } });
     expect(suggestWritableRoot("/x", "/home/me")).toEqual({});
-    expect(suggestWritableRoot("/home/x", "/home/me")).toEqual({ writableRoot: "/home", broad: true });
+    expect(suggestWritableRoot("/home/x", "/home/me")).toEqual({ notSuggested: { dir: "/home", reason: "home" } });
+    for (const [p, dir] of [["/etc/a", "/etc"], ["/usr/local/bin/x", "/usr/local/bin"], ["/var/lib/x/y", "/var/lib/x"], ["/bin/x", "/bin"]] as const) {
+      expect(suggestWritableRoot(p, "/home/me"), p).toEqual({ notSuggested: { dir, reason: "system" } });
+    }
+    // a directory inside a shared temp directory is not a system one; the temp directory itself is
+    expect(suggestWritableRoot("/var/tmp/build/x", "/home/me")).toEqual({ writableRoot: "/var/tmp/build" });
+    expect(suggestWritableRoot("/var/tmp/x", "/home/me")).toEqual({ notSuggested: { dir: "/var/tmp", reason: "system" } });
+    for (const p of ["/home/me/.ssh/authorized_keys", "/home/me/.gnupg/x", "/home/me/.aws/credentials", "/home/me/.config/gh/hosts.yml", "/home/me/.bashrc", "/home/me/.config/x"]) {
+      expect(suggestWritableRoot(p, "/home/me").writableRoot, p).toBeUndefined();
+    }
+    expect(suggestWritableRoot("/home/me/.config/gh/hosts.yml", "/home/me")).toEqual({ notSuggested: { dir: "/home/me/.config/gh", reason: "credentials" } });
+    // A tool home is suggested with what stays read-only in it; a part of one that is read-only anyway is not.
+    expect(suggestWritableRoot("/home/me/.npm/_logs/x", "/home/me")).toEqual({ writableRoot: "/home/me/.npm", toolHome: { tool: "npm", readOnly: ["_npx", "_cacache"] } });
+    expect(suggestWritableRoot("/home/me/.cache/pip/http/x", "/home/me")).toEqual({ notSuggested: { dir: "/home/me/.cache/pip", reason: "tool-code", tool: "pip" } });
     // A missing directory (node's mkdir -p names the deepest one) moves up to one that exists.
-    const existing = new Set(["/etc", "/home/me"]);
-    expect(suggestWritableRoot("/etc/a/b/c", "/home/me", (d) => existing.has(d))).toEqual({ writableRoot: "/etc" });
-    expect(suggestWritableRoot("/home/me/.npm/_cacache", "/home/me", (d) => existing.has(d))).toEqual({ writableRoot: "/home/me", broad: true });
+    const existing = new Set(["/etc", "/home/me", "/srv2"]);
+    expect(suggestWritableRoot("/etc/a/b/c", "/home/me", (d) => existing.has(d))).toEqual({ notSuggested: { dir: "/etc", reason: "system" } });
+    expect(suggestWritableRoot("/srv2/a/b", "/home/me", (d) => existing.has(d))).toEqual({ writableRoot: "/srv2" });
+    expect(suggestWritableRoot("/home/me/.npm/_cacache", "/home/me", (d) => existing.has(d))).toEqual({ notSuggested: { dir: "/home/me", reason: "home" } });
     expect(suggestWritableRoot("/opt/a/b", "/home/me", (d) => existing.has(d))).toEqual({});
     const d = explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/home/me/x': Read-only file system\n" }), { audience: "cli" })!;
-    expect(d.suggestion).toContain("--writable-root /home/me --allow-broad-workspace");
+    expect(d.suggestion).not.toContain("--writable-root");
+    expect(d.suggestion).toContain("lies in /home/me, which holds your home directory");
+    const etc = explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/etc/x': Read-only file system\n" }), { audience: "cli" })!;
+    expect(etc.suggestion).toContain("/etc, a system directory");
+    expect(etc.suggestion).not.toContain("--writable-root");
+    const npm = explainSandboxDenial(evidence({ stderr: "npm error EROFS: read-only file system, open '/home/me/.npm/_logs/x.log'\n" }), { audience: "cli" })!;
+    expect(npm.suggestion).toContain("--writable-root /home/me/.npm to allow writes there (npm's home:");
+    expect(npm.suggestion).toContain("_npx, _cacache stay read-only");
     const root = explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/x': Read-only file system\n" }), { audience: "cli" })!;
     expect(root.grant.writableRoot).toBeUndefined();
     expect(root.suggestion).toContain("directly under /");
@@ -208,27 +230,27 @@ describe("explainSandboxDenial: network and process", () => {
 
 describe("explainSandboxDenial: audiences, note and input errors", () => {
   it("renders the same denial for the model and for the CLI", () => {
-    const model = explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/etc/x': Read-only file system\n" }))!;
+    const model = explainSandboxDenial(evidence({ stderr: "touch: cannot touch '/data/x': Read-only file system\n" }))!;
     expect(model.audience).toBe("model");
     expect(model.suggestion).toContain('sandbox_permissions: "require_escalated"');
     expect(model.suggestion).not.toContain("--writable-root");
     const cli = denialForAudience(model, "cli");
-    expect(cli.suggestion).toBe("re-run with --writable-root /etc to allow writes there");
+    expect(cli.suggestion).toBe("re-run with --writable-root /data to allow writes there");
     expect({ ...cli, suggestion: "", audience: "model" }).toEqual({ ...model, suggestion: "" });
     expect(sandboxDenialNote(cli)).toBe(
-      "[shellgate] sandbox: writing to /etc/x was refused (read-only: outside the writable roots); re-run with --writable-root /etc to allow writes there",
+      "[shellgate] sandbox: writing to /data/x was refused (read-only: outside the writable roots); re-run with --writable-root /data to allow writes there",
     );
   });
 
   it("where no one can approve, the model is sent to the user instead of to an escalation (the CLI text keeps its flags)", () => {
-    const ev = evidence({ stderr: "touch: cannot touch '/etc/x': Read-only file system\n" });
+    const ev = evidence({ stderr: "touch: cannot touch '/data/x': Read-only file system\n" });
     const model = explainSandboxDenial(ev, { approvalAvailable: false })!;
     expect(model.grant.noApprover).toBe(true);
-    expect(model.suggestion).toBe("no one can approve running it outside the sandbox here; if the task needs it, ask the user to add /etc as a writable root");
+    expect(model.suggestion).toBe("no one can approve running it outside the sandbox here; if the task needs it, ask the user to add /data as a writable root");
     const git = explainSandboxDenial(evidence({ stderr: "fatal: Unable to create '/work/ws/.git/index.lock': Read-only file system.\n" }), { approvalAvailable: false })!;
     expect(git.suggestion).toContain("ask the user to run it themselves or to allow it with a rule");
     expect(git.suggestion).not.toContain("require_escalated");
-    expect(denialForAudience(model, "cli").suggestion).toContain("--writable-root /etc");
+    expect(denialForAudience(model, "cli").suggestion).toContain("--writable-root /data");
     // control: with an approver the model is told how to escalate
     expect(explainSandboxDenial(ev)!.suggestion).toContain('sandbox_permissions: "require_escalated"');
     // The CLI's --escalate way out says what it needs where this run could not have been approved.
@@ -241,10 +263,10 @@ describe("explainSandboxDenial: audiences, note and input errors", () => {
 
   it("under denied-read paths (every command stays sandboxed) it never offers a way outside the sandbox", () => {
     const policy = workspaceWrite({ deniedReadPaths: ["/secret"] });
-    const fsDenial = explainSandboxDenial(evidence({ policy, stderr: "touch: cannot touch '/etc/x': Read-only file system\n" }))!;
-    expect(fsDenial.grant).toMatchObject({ writableRoot: "/etc", sandboxAlwaysOn: true });
+    const fsDenial = explainSandboxDenial(evidence({ policy, stderr: "touch: cannot touch '/data/x': Read-only file system\n" }))!;
+    expect(fsDenial.grant).toMatchObject({ writableRoot: "/data", sandboxAlwaysOn: true });
     expect(fsDenial.suggestion).not.toContain("require_escalated");
-    expect(fsDenial.suggestion).toContain("ask the user to add /etc as a writable root");
+    expect(fsDenial.suggestion).toContain("ask the user to add /data as a writable root");
     const git = explainSandboxDenial(evidence({ policy, stderr: "sh: 1: cannot create .git/x: Read-only file system\n" }), { audience: "cli" })!;
     expect(git.suggestion).not.toMatch(/--escalate|prefix_rule/);
     expect(git.suggestion).toContain("denied-read paths keep every command sandboxed");

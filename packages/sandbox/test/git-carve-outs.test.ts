@@ -17,7 +17,7 @@ async function repo(config: string, files: Record<string, string> = {}): Promise
 }
 
 async function held(ws: string, gitEnv: Record<string, string>, writableRoots: string[] = []): Promise<string[]> {
-  const roots = await computeWritableRoots(workspaceWrite({ writableRoots }), { cwd: ws, env: {}, gitEnv });
+  const roots = await computeWritableRoots(workspaceWrite({ writableRoots }), { cwd: ws, env: {}, hostEnv: gitEnv });
   return roots.flatMap((r) => r.readOnlySubpaths);
 }
 
@@ -42,7 +42,7 @@ describe("git configuration: what git would run or read is held read-only", () =
 
   it("takes `~/` against the home directory and an absolute path as written", async () => {
     const { ws, home, gitEnv } = await repo("[core]\n\thooksPath = ~/hooks\n[init]\n\ttemplateDir = " + "/ABS\n");
-    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [home] }), { cwd: ws, env: {}, gitEnv });
+    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [home] }), { cwd: ws, env: {}, hostEnv: gitEnv });
     expect(roots.find((r) => r.root === home)?.readOnlySubpaths).toContain(path.join(home, "hooks"));
   });
 

@@ -11,7 +11,7 @@ async function age(p: string): Promise<void> {
 }
 
 async function rootsOf(ws: string) {
-  return computeWritableRoots(workspaceWrite(), { cwd: ws, env: {}, gitEnv: { GIT_CONFIG_NOSYSTEM: "1" } });
+  return computeWritableRoots(workspaceWrite(), { cwd: ws, env: {}, hostEnv: { GIT_CONFIG_NOSYSTEM: "1" } });
 }
 
 describe("findRunRepositories", () => {
@@ -71,7 +71,7 @@ describe("findRunRepositories: which roots", () => {
     await layout(outer, { "ws/": "", "other/.git/HEAD": "" });
     const ws = path.join(outer, "ws");
     await layout(ws, { "made/.git/HEAD": "" });
-    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [outer] }), { cwd: ws, env: {}, gitEnv: { GIT_CONFIG_NOSYSTEM: "1" } });
+    const roots = await computeWritableRoots(workspaceWrite({ writableRoots: [outer] }), { cwd: ws, env: {}, hostEnv: { GIT_CONFIG_NOSYSTEM: "1" } });
     const all = findRunRepositories(roots, Date.now() - 1000).repositories.map((r) => r.path).sort();
     expect(all).toEqual([path.join(outer, "other"), path.join(ws, "made")]);
     const onlyWs = findRunRepositories(roots, Date.now() - 1000, { searchRoots: [ws] }).repositories.map((r) => r.path);

@@ -43,3 +43,27 @@ export function codeCacheDir(env: UserPathsEnv = process.env): string {
 export function runFilesDir(env: UserPathsEnv = process.env): string {
   return path.join(shellgateCacheDir(env), "run");
 }
+
+/** The sandbox tool caches' directory name under the user's cache directory; not `shellgate`, which every sandbox holds read-only. */
+export const SANDBOX_TOOL_CACHE_DIR_NAME = "shellgate-sandbox";
+
+/**
+ * The per-user directory sandboxed runs keep their tool caches in (npm, pip, go, cargo…), writable
+ * inside the sandbox and never read by the host's own tools: `$XDG_CACHE_HOME/shellgate-sandbox`,
+ * else `~/Library/Caches/shellgate-sandbox` on macOS, `%LOCALAPPDATA%\shellgate-sandbox` on Windows,
+ * `~/.cache/shellgate-sandbox` elsewhere. Relative variables are ignored; undefined when no absolute
+ * home (or, on Windows, `%LOCALAPPDATA%`) is known.
+ */
+export function sandboxToolCacheDir(env: UserPathsEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+  const xdg = env["XDG_CACHE_HOME"];
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, SANDBOX_TOOL_CACHE_DIR_NAME);
+  if (platform === "win32") {
+    const local = env["LOCALAPPDATA"];
+    return local && path.isAbsolute(local) ? path.join(local, SANDBOX_TOOL_CACHE_DIR_NAME) : undefined;
+  }
+  const home = homeDir(env);
+  if (!path.isAbsolute(home)) return undefined;
+  return platform === "darwin"
+    ? path.join(home, "Library", "Caches", SANDBOX_TOOL_CACHE_DIR_NAME)
+    : path.join(home, ".cache", SANDBOX_TOOL_CACHE_DIR_NAME);
+}

@@ -3,5 +3,14 @@
 // leave a location in use that no sandbox protects.
 export { homeDir, type UserPathsEnv } from "./home.js";
 export { codexRulesDir, gitGlobalConfigFiles, userConfigDir, userRulesDir } from "./config-dirs.js";
-export { codeCacheDir, linuxProbeCacheFile, placeholderLockDir, policyCacheDir, runFilesDir, shellgateCacheDir } from "./cache-dirs.js";
+export {
+  codeCacheDir,
+  linuxProbeCacheFile,
+  placeholderLockDir,
+  policyCacheDir,
+  runFilesDir,
+  SANDBOX_TOOL_CACHE_DIR_NAME,
+  sandboxToolCacheDir,
+  shellgateCacheDir,
+} from "./cache-dirs.js";
 export { userProtectedPaths } from "./protected.js";

@@ -10,8 +10,11 @@ import { describe, expect, it } from "vitest";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const packagesDir = path.join(root, "packages");
 
-/** String literals (not comments or prose) that only a per-user path computation needs. */
-const PATH_INPUTS = /["'](XDG_CONFIG_HOME|XDG_CACHE_HOME|CODEX_HOME|SHELLGATE_CONFIG_DIR|SHELLGATE_POLICY_CACHE_DIR|\.cache)["']/;
+/**
+ * String literals (not comments or prose) that only a per-user path computation needs: the variables
+ * that move shellgate's and Codex's directories, and a `.cache` joined with a shellgate folder.
+ */
+const PATH_INPUTS = /["'](XDG_CONFIG_HOME|XDG_CACHE_HOME|CODEX_HOME|SHELLGATE_CONFIG_DIR|SHELLGATE_POLICY_CACHE_DIR)["']|["']\.cache["'].*["']shellgate/;
 
 function sources(dir: string): string[] {
   return fs
@@ -39,5 +42,7 @@ describe("per-user paths have one home", () => {
     expect(PATH_INPUTS.test(`const xdg = env["XDG_CACHE_HOME"];`)).toBe(true);
     expect(PATH_INPUTS.test(`path.join(home, ".cache", "shellgate")`)).toBe(true);
     expect(PATH_INPUTS.test(`// \`$XDG_CACHE_HOME/shellgate\``)).toBe(false);
+    // a list of folder names under home that tools use is not a path computation
+    expect(PATH_INPUTS.test(`const BASES = [".cache", ".config", ".local/share"];`)).toBe(false);
   });
 });

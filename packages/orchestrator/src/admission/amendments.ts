@@ -1,34 +1,43 @@
 import path from "node:path";
+import { arbitraryCodePrefix } from "@shellgate/execpolicy";
 
 /**
- * Prefixes never proposed as "always allow" amendments: bare interpreters and shells, whose
- * approval would allow anything at all (execpolicy spec §8.6). Compared token by token, exactly.
+ * Why "always allow" must never be written for `prefix`, or `undefined` when it may be: a prefix
+ * that lets any code through (an interpreter, shell or command wrapper followed only by options,
+ * see execpolicy's `arbitraryCodePrefix`), or a program named by a relative path (it is whatever
+ * file sits there when the command runs, usually one the workspace holds).
  */
-export const REFUSED_AMENDMENT_PREFIXES: readonly (readonly string[])[] = Object.freeze(
-  [
-    "python3", "python3 -", "python3 -c", "python", "python -", "python -c", "py", "py -3", "pythonw", "pyw",
-    "pypy", "pypy3", "git", "bash", "bash -lc", "sh", "sh -c", "sh -lc", "zsh", "zsh -lc", "/bin/zsh",
-    "/bin/zsh -lc", "/bin/bash", "/bin/bash -lc", "pwsh", "pwsh -Command", "pwsh -c", "powershell",
-    "powershell -Command", "powershell -c", "powershell.exe", "powershell.exe -Command", "powershell.exe -c",
-    "env", "sudo", "node", "node -e", "perl", "perl -e", "ruby", "ruby -e", "php", "php -r", "lua", "lua -e",
-    "osascript",
-  ].map((p) => Object.freeze(p.split(" "))),
-);
+export function amendmentPrefixRefusal(prefix: readonly string[]): string | undefined {
+  const program = prefix[0];
+  if (program === undefined || program === "") return "it is empty";
+  if (!path.isAbsolute(program) && (program.includes("/") || program.includes("\\") || program.startsWith("~"))) {
+    return `it names its program by the path \`${program}\`, which is whatever file is there when the command runs`;
+  }
+  const open = arbitraryCodePrefix(prefix);
+  return open === undefined ? undefined : `it would allow any command: ${open}`;
+}
 
-/** Whether `prefix` is exactly one of the refused amendment prefixes. */
+/** Whether "always allow" is refused for `prefix` (see `amendmentPrefixRefusal`). */
 export function isRefusedAmendmentPrefix(prefix: readonly string[]): boolean {
-  return REFUSED_AMENDMENT_PREFIXES.some((r) => r.length === prefix.length && r.every((t, i) => t === prefix[i]));
+  return amendmentPrefixRefusal(prefix) !== undefined;
 }
 
 /**
  * Whether an allow rule with this literal prefix would match `segment`, including the host-executable
- * fallback that lets a bare program name cover an absolute path to it (`cargo` covers `/usr/bin/cargo`).
+ * fallback that lets a bare program name cover an absolute path to it (`cargo` covers `/usr/bin/cargo`)
+ * — but never a path a sandboxed command can write (`programWritable`): `npm test` does not cover
+ * `/workspace/npm test`. Relative paths (`./npm`) are never covered by a bare name.
  */
-export function prefixCovers(prefix: readonly string[], segment: readonly string[]): boolean {
+export function prefixCovers(
+  prefix: readonly string[],
+  segment: readonly string[],
+  programWritable: (absolutePath: string) => boolean = () => false,
+): boolean {
   if (prefix.length === 0 || segment.length < prefix.length) return false;
   const [head, ...rest] = prefix;
   const program = segment[0] ?? "";
   const headMatches =
-    program === head || (head !== undefined && !head.includes("/") && path.isAbsolute(program) && path.basename(program) === head);
+    program === head ||
+    (head !== undefined && !head.includes("/") && path.isAbsolute(program) && path.basename(program) === head && !programWritable(program));
   return headMatches && rest.every((t, i) => segment[i + 1] === t);
 }

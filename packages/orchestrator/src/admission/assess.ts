@@ -1,9 +1,12 @@
+import path from "node:path";
 import { isDangerousArgv, isKnownSafeArgv } from "@shellgate/execpolicy";
 import type { SandboxPermissions, SandboxPolicy } from "@shellgate/sandbox";
 import { literalCommands, splitHeredocCommand, splitShellCommand } from "@shellgate/shell-detect";
 import type { ApprovalPolicy } from "./approval-policy.js";
+import { prefixCovers } from "./amendments.js";
 import { applyEscalationGuard } from "./escalation.js";
 import type { PolicyEvaluator, PolicyRuleMatch } from "./policy-types.js";
+import type { SandboxWrittenCode } from "./sandbox-written-code.js";
 import type { PolicyDecision } from "./policy-types.js";
 import {
   decideSegments,
@@ -56,6 +59,12 @@ export interface AdmissionInput {
   permissions: SandboxPermissions;
   /** The model's suggested "always allow" prefix (`prefix_rule`). */
   prefixRule?: readonly string[];
+  /**
+   * Whether a sandboxed command of this session could write the program at this absolute path (a
+   * symlink on the way counts). A suggested prefix never covers such a program through the
+   * host-executable fallback. Absent: only relative paths are refused that way.
+   */
+  programWritable?: (absolutePath: string) => boolean;
 }
 
 /** The heuristic verdict for a segment no rule matched. */
@@ -87,6 +96,12 @@ export interface Admission {
    */
   dangerousSegments?: string[][];
   requirement: ExecApprovalRequirement;
+  /**
+   * What a run outside the sandbox would execute that a sandboxed command could have written; set by
+   * the pipeline when such a run was on the table (allow rules, an escalation request). `kept`: the
+   * allow rules' bypass was withheld for it, and `requirement` is the withheld one.
+   */
+  sandboxWritten?: { found: SandboxWrittenCode[]; kept: boolean };
 }
 
 /** How one segment was judged. */
@@ -147,10 +162,20 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
   if (complexParsing) ctx.complexParsing = true;
   if (input.prefixRule) ctx.prefixRule = input.prefixRule;
   const policy = input.policy;
+  const programWritable = input.programWritable ?? (() => false);
+  if (input.programWritable) ctx.programWritable = input.programWritable;
   if (policy?.withPrefixRule) {
-    // The real matcher, host-executable resolution included, with the candidate rule added.
-    ctx.covers = (prefix, segment) =>
-      policy.withPrefixRule?.(prefix, "allow").evaluate(segment, { resolveHostExecutables: true }).decision === "allow";
+    // The real matcher, host-executable resolution included, with the candidate rule added; but the
+    // basename fallback never lets `npm test` cover `./npm test` or a program the sandbox can write.
+    ctx.covers = (prefix, segment) => {
+      const evaluation = policy.withPrefixRule?.(prefix, "allow").evaluate(segment, { resolveHostExecutables: true });
+      if (evaluation?.decision !== "allow") return false;
+      if (!evaluation.matchedRules.some((m) => m.resolvedProgram !== undefined)) return true;
+      const program = segment[0] ?? "";
+      return path.isAbsolute(program) && !programWritable(program);
+    };
+  } else {
+    ctx.covers = (prefix, segment) => prefixCovers(prefix, segment, programWritable);
   }
   const requirement = applyEscalationGuard(mapToRequirement(facts, ctx), ctx);
   const details: SegmentDetail[] = decideSegments(facts, ctx).map((v, i) =>

@@ -25,6 +25,17 @@ export {
   type FileSystemKind,
 } from "./requirement.js";
 export { applyEscalationGuard, ESCALATION_REASON, NEVER_ESCALATION_REASON } from "./escalation.js";
-export { REFUSED_AMENDMENT_PREFIXES, isRefusedAmendmentPrefix, prefixCovers } from "./amendments.js";
+export { amendmentPrefixRefusal, isRefusedAmendmentPrefix, prefixCovers } from "./amendments.js";
+export {
+  findSandboxWrittenCode,
+  programControlled,
+  sandboxKeptReason,
+  sandboxWritable,
+  withSandboxKept,
+  writableUnder,
+  type SandboxWrittenCode,
+  type SandboxWrittenInput,
+  type SandboxWrittenKind,
+} from "./sandbox-written-code.js";
 export type { PolicyDecision, PolicyEvaluation, PolicyEvaluator, PolicyRuleMatch } from "./policy-types.js";
 export { retryAllowed } from "../pipeline/decisions.js";

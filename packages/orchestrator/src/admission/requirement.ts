@@ -51,6 +51,8 @@ export interface RequirementContext {
   complexParsing?: boolean;
   /** Whether an allow rule for `prefix` would match `segment`; defaults to `prefixCovers`. */
   covers?: (prefix: readonly string[], segment: readonly string[]) => boolean;
+  /** Whether a sandboxed command could write the program at this absolute path: such a segment is never proposed as an amendment. */
+  programWritable?: (absolutePath: string) => boolean;
 }
 
 /** The facts about one segment the mapping needs. */
@@ -150,7 +152,7 @@ export function mapToRequirement(segments: readonly SegmentFacts[], ctx: Require
   const requirement: ExecApprovalRequirement = { kind: "skip", bypassSandbox };
   if (!ctx.complexParsing && allMatches.length === 0) {
     const first = verdicts.find((v) => v.source === "heuristic" && v.decision === "allow");
-    if (first && !isRefusedAmendmentPrefix(first.segment)) requirement.proposedAmendment = [...first.segment];
+    if (first && proposable(first.segment, ctx)) requirement.proposedAmendment = [...first.segment];
   }
   return requirement;
 }
@@ -173,11 +175,18 @@ function promptAmendment(
   }
   if (!promptRuleMatched) {
     const first = verdicts.find((v) => v.source === "heuristic" && v.decision === "prompt");
-    // Beyond Codex (which filters only the model's request): a segment that is exactly a bare
-    // interpreter (`python3`, `bash`) is not proposed either — allowing it would allow anything.
-    if (first && !isRefusedAmendmentPrefix(first.segment)) return [...first.segment];
+    // Beyond Codex (which filters only the model's request): a segment that lets any code through
+    // (`python3 -q`, `env -i`) is not proposed either, nor a program the sandbox could have written.
+    if (first && proposable(first.segment, ctx)) return [...first.segment];
   }
   return undefined;
+}
+
+/** Whether a segment may be offered as its own "always allow" prefix. */
+function proposable(segment: readonly string[], ctx: RequirementContext): boolean {
+  if (isRefusedAmendmentPrefix(segment)) return false;
+  const program = segment[0] ?? "";
+  return !(program.startsWith("/") && ctx.programWritable?.(program) === true);
 }
 
 /**

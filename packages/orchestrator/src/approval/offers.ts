@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { SandboxPolicy } from "@shellgate/sandbox";
-import { isRefusedAmendmentPrefix } from "../admission/amendments.js";
+import { amendmentPrefixRefusal } from "../admission/amendments.js";
 import type { Admission } from "../admission/assess.js";
 import { fileSystemKind, hasDeniedReads } from "../admission/requirement.js";
 import type { ReviewDecision } from "./types.js";
@@ -22,7 +22,8 @@ const INLINE_CODE_FLAG = /^(-[a-zA-Z]*[ce]|-r|-Command|-EncodedCommand|\/c|\/C|-
  */
 export function amendmentRefusal(prefix: readonly string[], isDangerousArgv: (argv: readonly string[]) => boolean): string | undefined {
   if (prefix.length === 0) return "it is empty";
-  if (isRefusedAmendmentPrefix(prefix)) return "it would allow any command";
+  const open = amendmentPrefixRefusal(prefix);
+  if (open) return open;
   const program = path.basename(prefix[0] ?? "");
   if (SCRIPT_RUNNERS.has(program) && prefix.slice(1).some((t) => INLINE_CODE_FLAG.test(t))) {
     return "it is a whole script, not a plain command";

@@ -3,6 +3,7 @@ import type { Admission } from "../admission/assess.js";
 import type { PolicyRuleMatch } from "../admission/policy-types.js";
 import { renderCommand } from "../admission/requirement.js";
 import type { SandboxPermissions } from "@shellgate/sandbox";
+import type { SandboxWrittenCode } from "../admission/sandbox-written-code.js";
 
 /**
  * Why a person is asked:
@@ -12,9 +13,11 @@ import type { SandboxPermissions } from "@shellgate/sandbox";
  * - `escalation`: the agent asked to run the command outside the sandbox;
  * - `sandbox_retry`: the command already ran in the sandbox, failed as if the sandbox refused something,
  *   and would now run again without it;
- * - `network`: a running command wants to reach a host a `prompt` network rule names.
+ * - `network`: a running command wants to reach a host a `prompt` network rule names;
+ * - `sandbox_kept`: allow rules match, but outside the sandbox the command would run what a sandboxed
+ *   command could have written, so it runs in the sandbox once approved (`sandboxWritten` says what).
  */
-export type ApprovalReasonKind = "rule" | "heuristic" | "approval_policy" | "escalation" | "sandbox_retry" | "network";
+export type ApprovalReasonKind = "rule" | "heuristic" | "approval_policy" | "escalation" | "sandbox_retry" | "network" | "sandbox_kept";
 
 /** The rule behind a `rule` reason. */
 export interface ApprovalReasonRule {
@@ -37,6 +40,11 @@ export interface ApprovalReason {
   exitCode?: number;
   /** Present for `network`: the host the command wants to reach. */
   network?: { host: string; port: number; protocol: string };
+  /**
+   * What a run outside the sandbox would execute that a sandboxed command could have written (a
+   * program, a PATH entry, a repository), with each resolved path; the text names them too.
+   */
+  sandboxWritten?: SandboxWrittenCode[];
 }
 
 /**
@@ -46,6 +54,8 @@ export interface ApprovalReason {
  */
 export interface FirstAttemptEvidence {
   exitCode: number;
+  /** What the retry outside the sandbox would execute that a sandboxed command could have written. */
+  sandboxWritten?: readonly SandboxWrittenCode[];
   denial?: {
     kind?: string;
     paths?: readonly string[];
@@ -74,6 +84,31 @@ function describeDangerous(segment: readonly string[]): string {
  * command heuristic, else an escalation request, else the approval policy.
  */
 export function approvalReasonFor(
+  admission: Pick<Admission, "matchedRules" | "dangerousSegments" | "sandboxWritten">,
+  ctx: { approvalPolicy: ApprovalPolicy; permissions: SandboxPermissions },
+): ApprovalReason {
+  const written = admission.sandboxWritten;
+  if (written?.kept) {
+    return {
+      kind: "sandbox_kept",
+      text: `allow rules match, but outside the sandbox it would run what a sandboxed command could have written: ${written.found.map((f) => f.text).join("; ")}; approved, it runs in the sandbox`,
+      sandboxWritten: [...written.found],
+    };
+  }
+  return withWrittenNote(primaryReason(admission, ctx), written?.found);
+}
+
+/** `reason`, naming what the run outside the sandbox would execute that a sandboxed command could have written. */
+function withWrittenNote(reason: ApprovalReason, found: readonly SandboxWrittenCode[] | undefined): ApprovalReason {
+  if (!found || found.length === 0) return reason;
+  return {
+    ...reason,
+    text: `${reason.text}; outside the sandbox it would run what a sandboxed command could have written: ${found.map((f) => f.text).join("; ")}`,
+    sandboxWritten: [...found],
+  };
+}
+
+function primaryReason(
   admission: Pick<Admission, "matchedRules" | "dangerousSegments">,
   ctx: { approvalPolicy: ApprovalPolicy; permissions: SandboxPermissions },
 ): ApprovalReason {
@@ -117,5 +152,8 @@ function describeDenial(denial: NonNullable<FirstAttemptEvidence["denial"]>): st
 /** The reason for asking to retry outside the sandbox after the sandboxed attempt failed. */
 export function retryReasonFor(first: FirstAttemptEvidence): ApprovalReason {
   const why = first.denial ? describeDenial(first.denial) : "its output looks like the sandbox refused something";
-  return { kind: "sandbox_retry", text: `it failed in the sandbox (exit ${first.exitCode}): ${why}`, exitCode: first.exitCode };
+  return withWrittenNote(
+    { kind: "sandbox_retry", text: `it failed in the sandbox (exit ${first.exitCode}): ${why}`, exitCode: first.exitCode },
+    first.sandboxWritten,
+  );
 }

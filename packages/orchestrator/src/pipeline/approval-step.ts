@@ -1,6 +1,7 @@
 import type { Admission } from "../admission/assess.js";
 import { DEFAULT_ADMISSION_DEPS } from "../admission/assess.js";
 import { renderCommand } from "../admission/requirement.js";
+import type { SandboxWrittenCode } from "../admission/sandbox-written-code.js";
 import { amendmentRefusal, approvalOffer } from "../approval/offers.js";
 import { approvalReasonFor, retryReasonFor, type FirstAttemptEvidence } from "../approval/reason.js";
 import { ApprovalResponseSchema, type ApprovalRequest, type ReviewDecision } from "../approval/types.js";
@@ -30,6 +31,8 @@ export interface ApprovalAsk {
   exitCode?: number;
   /** Retry only: the explanation of the sandbox denial, when the pipeline has one. */
   denial?: FirstAttemptEvidence["denial"];
+  /** Retry only: what the run outside the sandbox would execute that a sandboxed command could have written. */
+  sandboxWritten?: SandboxWrittenCode[];
 }
 
 /**
@@ -41,7 +44,11 @@ export interface ApprovalAsk {
  */
 export async function askApproval(ctx: PipelineContext, request: ExecRequest, admission: Admission, extra: ApprovalAsk): Promise<Granted> {
   const why = extra.retryAfterDenial
-    ? retryReasonFor({ exitCode: extra.exitCode ?? 1, ...(extra.denial ? { denial: extra.denial } : {}) })
+    ? retryReasonFor({
+        exitCode: extra.exitCode ?? 1,
+        ...(extra.denial ? { denial: extra.denial } : {}),
+        ...(extra.sandboxWritten ? { sandboxWritten: extra.sandboxWritten } : {}),
+      })
     : approvalReasonFor(admission, { approvalPolicy: ctx.approvalPolicy, permissions: request.permissions });
   const handler = ctx.approvalHandler;
   if (!handler) throw new ApprovalUnavailableError(renderCommand(request.argv), why.text);

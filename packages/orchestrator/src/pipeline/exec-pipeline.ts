@@ -1,6 +1,15 @@
-import { CommandNotFoundError as SandboxCommandNotFoundError, DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
+import { applyToolCaches, CommandNotFoundError as SandboxCommandNotFoundError, DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
+import { assessCommand, type Admission } from "../admission/assess.js";
+import { fileSystemKind, hasDeniedReads } from "../admission/requirement.js";
+import {
+  findSandboxWrittenCode,
+  programControlled,
+  sandboxKeptReason,
+  sandboxWritable,
+  withSandboxKept,
+  type SandboxWrittenCode,
+} from "../admission/sandbox-written-code.js";
 import { RepositoryWatch } from "./repository-watch.js";
-import { assessCommand } from "../admission/assess.js";
 import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFoundError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
 import { askApproval, checkCancelled, forbiddingRule } from "./approval-step.js";
@@ -65,17 +74,27 @@ export class ExecPipeline {
   ): Promise<PipelineOutcome<T>> {
     const ctx = this.#ctx;
     checkCancelled(request.signal);
-    const admission = await assessCommand(
+    // What a sandboxed command of this session could write, computed once per call and only when needed.
+    let writable: Promise<(p: string) => boolean> | undefined;
+    const sandboxWritableNow = () => (writable ??= this.#writable(request));
+    const assessed = await assessCommand(
       {
         argv: request.argv,
         policy: ctx.policies.policy,
         approvalPolicy: ctx.approvalPolicy,
         sandboxPolicy: ctx.sandboxPolicy,
         permissions: request.permissions,
-        ...(request.prefixRule ? { prefixRule: request.prefixRule } : {}),
+        ...(request.prefixRule ? { prefixRule: request.prefixRule, programWritable: programControlled(await sandboxWritableNow()) } : {}),
       },
       ctx.admissionDeps,
     );
+    // A rule that names its own sandbox keeps the command in that one, with the rule's hosts.
+    const grant = commandRuleGrant(assessed);
+    const rulePolicy = grant ? ruleSandboxPolicy(grant, ctx.sandboxPolicy) : undefined;
+    const found = (): Promise<SandboxWrittenCode[]> => this.#sandboxWritten(request, assessed, sandboxWritableNow);
+    const admission = await this.#guard(request, assessed, rulePolicy === undefined, found, sandboxWritableNow);
+    if (admission.sandboxWritten?.kept) trace.sandboxKept = [...new Set(admission.sandboxWritten.found.map((f) => f.kind))];
+    const sandboxKept = admission.sandboxWritten?.kept ? { reason: sandboxKeptReason(request.argv, admission.sandboxWritten.found), found: admission.sandboxWritten.found } : undefined;
     const requirement = admission.requirement;
     trace.approvalRequirement = requirement.kind;
 
@@ -100,10 +119,7 @@ export class ExecPipeline {
       approvedInCall = true;
     }
 
-    // 2. First attempt, under the selected sandbox unless a rule or an approved escalation lifts it;
-    // a rule that names its own sandbox keeps the command in that one, with the rule's hosts.
-    const grant = commandRuleGrant(admission);
-    const rulePolicy = grant ? ruleSandboxPolicy(grant, ctx.sandboxPolicy) : undefined;
+    // 2. First attempt, under the selected sandbox unless a rule or an approved escalation lifts it.
     const override = firstAttemptOverride({
       requirement,
       permissions: request.permissions,
@@ -118,7 +134,7 @@ export class ExecPipeline {
     trace.attempts = 1;
     // The first attempt's explained denial; reported only while that attempt's result is the answer.
     const denial = first.result.probe
-      ? await explainAttempt(firstPolicy, request, first.env, first.result.probe, first.options, canEscalate(ctx))
+      ? await explainAttempt(first.policy, request, first.env, first.result.probe, first.options, canEscalate(ctx))
       : undefined;
     const done = (result: LaunchResult<T>, env: ExecEnv, retried: boolean, sandboxDenied: boolean): PipelineOutcome<T> => ({
       value: result.value,
@@ -127,6 +143,7 @@ export class ExecPipeline {
       sandboxDenied,
       ...(!retried && denial ? { sandboxDenial: denial } : {}),
       ...(!retried && first.network ? { network: first.network } : {}),
+      ...(sandboxKept ? { sandboxKept } : {}),
       ...(!retried && first.repositories ? { runRepositories: first.repositories } : {}),
       admission,
       trace,
@@ -154,6 +171,9 @@ export class ExecPipeline {
     }
     trace.reviewed = true;
     const proposed = requirement.proposedAmendment;
+    // The person decides on running it outside the sandbox: with what it would run that a sandboxed
+    // command (this one included) could have written, looked up now.
+    const writtenNow = await found();
     let granted;
     try {
       granted = await askApproval(this.#ctx, request, admission, {
@@ -162,6 +182,7 @@ export class ExecPipeline {
         retryAfterDenial: true,
         exitCode: first.result.probe.exitCode,
         ...(denial ? { denial } : {}),
+        ...(writtenNow.length > 0 ? { sandboxWritten: writtenNow } : {}),
       });
     } catch (error) {
       // A denied retry leaves the sandboxed attempt's result (its exit code and output) as the answer.
@@ -182,6 +203,76 @@ export class ExecPipeline {
   }
 
   /**
+   * Admission, checked against what a sandboxed command could have written, wherever the command
+   * could leave the sandbox: allow rules' bypass is withheld (see `withSandboxKept`) and an escalation
+   * request carries the findings to its approval reason; an "always allow" for a program the sandbox
+   * can write is not offered (it would never be honoured).
+   */
+  async #guard(
+    request: ExecRequest,
+    assessed: Admission,
+    noRuleSandbox: boolean,
+    found: () => Promise<SandboxWrittenCode[]>,
+    writable: () => Promise<(p: string) => boolean>,
+  ): Promise<Admission> {
+    const policy = this.#ctx.sandboxPolicy;
+    const restricted = fileSystemKind(policy) === "restricted";
+    let requirement = assessed.requirement;
+    if (requirement.kind === "forbidden") return assessed;
+    const candidate = requirement.proposedAmendment?.[0];
+    if (restricted && candidate?.startsWith("/") && programControlled(await writable())(candidate)) {
+      const { proposedAmendment: _withheld, ...rest } = requirement;
+      requirement = rest;
+    }
+    const bypassing = requirement.kind === "skip" && requirement.bypassSandbox;
+    const liftable = restricted && !hasDeniedReads(policy) && noRuleSandbox;
+    if (!liftable || !(bypassing || request.permissions === "require_escalated")) return { ...assessed, requirement };
+    const written = await found();
+    if (written.length === 0) return { ...assessed, requirement };
+    return {
+      ...assessed,
+      requirement: bypassing ? withSandboxKept(requirement, written, this.#ctx.approvalPolicy, request.argv) : requirement,
+      sandboxWritten: { found: written, kept: bypassing },
+    };
+  }
+
+  /** The transform options' protected paths for this call (the session's, the loaded rules files, the user rules file). */
+  #protectedPaths(): string[] {
+    const ctx = this.#ctx;
+    return [...new Set([...(ctx.protectedPaths ?? []), ...ctx.policies.files, ...(ctx.userRulesFile ? [ctx.userRulesFile] : [])])];
+  }
+
+  /**
+   * Whether a sandboxed command of this session could write a path: the writable roots the backend
+   * computes for this call's sandbox (same cwd, environment and protected paths). A layout the
+   * sandbox would refuse is a failed preparation here too.
+   */
+  async #writable(request: ExecRequest): Promise<(p: string) => boolean> {
+    try {
+      return await sandboxWritable(this.#ctx.sandboxPolicy, {
+        cwd: this.#ctx.sandboxPolicyCwd ?? request.cwd,
+        env: request.env,
+        protectedPaths: this.#protectedPaths(),
+      });
+    } catch (error) {
+      throw new SandboxPrepareFailedError(`cannot tell what a sandboxed command could write: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+
+  /** What running `request` outside the sandbox would execute that a sandboxed command could have written. */
+  async #sandboxWritten(request: ExecRequest, admission: Admission, writable: () => Promise<(p: string) => boolean>): Promise<SandboxWrittenCode[]> {
+    if (fileSystemKind(this.#ctx.sandboxPolicy) !== "restricted") return [];
+    return findSandboxWrittenCode({
+      argv: request.argv,
+      segments: admission.segments,
+      script: admission.split === "plain" || admission.split === "heredoc",
+      cwd: request.cwd,
+      env: request.env,
+      writable: await writable(),
+    });
+  }
+
+  /**
    * Prepare the command for `policy` and launch it; cleans up the sandbox files once a probe says it
    * finished. A confined run whose network is off gets the session proxy when any host could be
    * granted (`commandGrants`: the hosts its own rule names); the proxy stops with the sandbox.
@@ -191,23 +282,27 @@ export class ExecPipeline {
     policy: SandboxPolicy,
     launch: Launcher<T>,
     commandGrants: readonly HostGrant[],
-  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; network?: NetworkReport; repositories?: RunRepositoriesReport }> {
+  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; policy: SandboxPolicy; network?: NetworkReport; repositories?: RunRepositoriesReport }> {
     checkCancelled(request.signal);
     const ctx = this.#ctx;
     // Again here, not only at the start of the call: an approval can wait for minutes, and the retry
     // after a denial comes after a sandboxed command had its turn at renaming things.
     await ctx.verifyWorkspace?.();
-    const protectedPaths = [...(ctx.protectedPaths ?? []), ...ctx.policies.files, ...(ctx.userRulesFile ? [ctx.userRulesFile] : [])];
     const routed = await routeNetwork(ctx, request, policy, commandGrants);
     const options: TransformOptions = {
       sandboxPolicyCwd: ctx.sandboxPolicyCwd ?? request.cwd,
-      protectedPaths: [...new Set(protectedPaths)],
+      protectedPaths: this.#protectedPaths(),
       ...(request.dedicatedTerminal ? { dedicatedTerminal: true } : {}),
       ...(routed.run ? { networkProxy: routed.run.route } : {}),
     };
+    // A sandboxed run with writable roots gets its own tool caches; the unsandboxed retry keeps the host's.
+    const run =
+      policy.mode === "workspace-write"
+        ? applyToolCaches({ policy, env: request.env, cwd: options.sandboxPolicyCwd, dir: ctx.toolCacheDir })
+        : { policy, env: request.env };
     let env: ExecEnv;
     try {
-      env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: request.env }, policy, options);
+      env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: run.env }, run.policy, options);
       if (routed.run) env = withProxyCleanup(env, routed.run);
     } catch (error) {
       await routed.run?.stop().catch(() => undefined);
@@ -231,7 +326,7 @@ export class ExecPipeline {
     if (result.probe) await releaseSandbox(env);
     const repositories = result.probe ? await watch?.finish() : undefined;
     if (repositories) ctx.events.emit({ type: "exec.repositories", callId: request.callId, ...repositories });
-    return { env, result, options, ...(routed.report ? { network: routed.report } : {}), ...(repositories ? { repositories } : {}) };
+    return { env, result, options, policy: run.policy, ...(routed.report ? { network: routed.report } : {}), ...(repositories ? { repositories } : {}) };
   }
 }
 

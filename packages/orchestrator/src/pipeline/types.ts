@@ -1,3 +1,4 @@
+import type { SandboxWrittenCode } from "../admission/sandbox-written-code.js";
 import type { ExecEnv, RunRepository, SandboxDenial, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
 import type { Admission, AdmissionDeps } from "../admission/assess.js";
 import type { PolicyEvaluator } from "../admission/policy-types.js";
@@ -95,6 +96,12 @@ export interface PipelineOutcome<T> {
   admission: Admission;
   trace: DecisionTrace;
   /**
+   * Set when allow rules would have let the command run outside the sandbox but it ran in it (or was
+   * put to a person) because it would have run what a sandboxed command could have written: why,
+   * and each resolved path.
+   */
+  sandboxKept?: SandboxKept;
+  /**
    * The network of the last attempt when it went through the session proxy (or should have and could
    * not): read it once the command has finished, or at each response of a session, since hosts are
    * refused while it runs.
@@ -114,6 +121,13 @@ export interface RunRepositoriesReport {
   directories: number;
   /** Of those, the ones read (the others were unchanged since an earlier run of the session). */
   listed: number;
+}
+
+/** Why an allow rule's run outside the sandbox was withheld (see `PipelineOutcome.sandboxKept`). */
+export interface SandboxKept {
+  /** One sentence naming the command and every path (raw: escape it before display). */
+  reason: string;
+  found: SandboxWrittenCode[];
 }
 
 /** What a run's network amounted to, as the model is told: refused hosts, and why it had none. */
@@ -148,6 +162,12 @@ export interface PipelineContext {
   userRulesFile?: string;
   /** The workspace the sandbox policy refers to; defaults to each call's cwd. */
   sandboxPolicyCwd?: string;
+  /**
+   * The sandboxed runs' own tool-cache directory (`applyToolCaches` of @shellgate/sandbox): every
+   * `workspace-write` attempt gets it as a writable root, with the tools' variables pointing into it.
+   * Unsandboxed attempts never see it. Absent: no tool caches.
+   */
+  toolCacheDir?: string;
   /**
    * Throws when the session's workspace is no longer the directory it started as (the orchestrator
    * checks device + inode of its real path); called right before every sandbox is prepared.

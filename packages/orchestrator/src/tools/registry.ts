@@ -3,6 +3,7 @@ import type { RunRepositoriesReport } from "../pipeline/types.js";
 import type { SandboxDenial } from "@shellgate/sandbox";
 import type { z } from "zod";
 import type { SandboxRetryStatus } from "../approval/retry-message.js";
+import type { SandboxKept } from "../pipeline/types.js";
 import { InvalidToolArgumentsError, UnknownToolError } from "../errors.js";
 import { payloadToArguments, parseToolArguments, ToolCallSchema, describeIssue } from "./payload.js";
 import type { ToolCall, ToolPayload } from "./payload.js";
@@ -54,6 +55,11 @@ export interface ToolOutput {
   networkRefusals?: NetworkRefusal[];
   /** Why the run had less network than its grants say (the proxy could not start, or stopped). The content says so too. */
   networkNote?: string;
+  /**
+   * Set when allow rules matched but the command ran in the sandbox, because outside it the command
+   * would have run what a sandboxed command could have written: why, and each resolved path. The content says so too.
+   */
+  sandboxKept?: SandboxKept;
   /**
    * Git repositories the sandboxed run created, or whose hooks or config it changed, in its writable
    * roots: for the person, whose next git command there would run them (see `exec.repositories`).

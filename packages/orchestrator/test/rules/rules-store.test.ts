@@ -118,7 +118,8 @@ describe("amendment round trip through the pipeline", () => {
   it("the handler may name its own amendment", async () => {
     const userRules = path.join(dir, "default.rules");
     const store = await PolicyStore.load([]);
-    const { handler } = scriptedHandler([{ decision: "approved_with_amendment", amendment: ["cargo"] }]);
+    // Not bare `cargo`: it reaches `cargo --config …` and every subcommand, so it is refused as an amendment.
+    const { handler } = scriptedHandler([{ decision: "approved_with_amendment", amendment: ["cargo", "test"] }]);
     const { ctx } = makeContext({ approvalHandler: handler, userRulesFile: userRules });
     const pipeline = new ExecPipeline({ ...ctx, policies: store });
     await pipeline.run(request({ argv: ["cargo", "build"] }), scriptedLauncher([probe(0)]).launch);

@@ -83,6 +83,17 @@ describe("SBPL evaluator", () => {
     expect([any.allows(w("/x")), any.allows(w("/y")), any.allows(w("/q"))]).toEqual([true, true, false]);
   });
 
+  it("(extension NAME) matches a file that carries that extension, only together with the other filters of a require-all", () => {
+    const p = compileProfile('(version 1)(deny default)(allow file-write* (require-all (regex #"^/dev/ttys[0-9]+$") (extension "com.apple.sandbox.pty")))');
+    expect(p.allows({ ...w("/dev/ttys003"), extensions: ["com.apple.sandbox.pty"] })).toBe(true);
+    expect(p.allows(w("/dev/ttys003"))).toBe(false);
+    expect(p.allows({ ...w("/dev/ttys003"), extensions: ["com.apple.app-sandbox.read"] })).toBe(false);
+    expect(p.allows({ ...w("/a/b"), extensions: ["com.apple.sandbox.pty"] })).toBe(false);
+    expect(() => p.allows({ operation: "pseudo-tty" })).not.toThrow();
+    const bare = compileProfile('(version 1)(deny default)(allow file-write* (extension "com.apple.sandbox.pty"))');
+    expect(() => bare.allows({ operation: "file-write-data" })).toThrow(/without path/);
+  });
+
   it("(param NAME) reads the -D value; an undefined parameter is an error, not an empty path", () => {
     const text = '(version 1)(deny default)(allow file-write* (subpath (param "ROOT")))';
     const p = compileProfile(text, { ROOT: "/w s/é\"q" });

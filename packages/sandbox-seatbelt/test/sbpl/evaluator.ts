@@ -7,7 +7,8 @@
 // (symlinks and `..` resolved, macOS-canonical); the test harness resolves it. Network filters:
 // `(remote ip "HOST:PORT")` with HOST `localhost` (the loopback addresses) or `*` and PORT a number
 // or `*`, the only forms Seatbelt accepts (it refuses `127.0.0.1:80`, and so does this); and
-// `socket-domain`/`socket-type` on the socket a `system-socket` query creates.
+// `socket-domain`/`socket-type` on the socket a `system-socket` query creates; `(extension "NAME")`
+// on the extensions a file query says the file carries.
 import { readSExprs, type SExpr } from "./sexpr.js";
 
 /** Every concrete operation a query may name; rules may name these, a family (`file-write*`) or `default`. */
@@ -40,6 +41,11 @@ export interface Query {
   /** For `system-socket`: the socket's domain and type, as their C names (`AF_INET`, `SOCK_STREAM`). */
   socketDomain?: string;
   socketType?: string;
+  /**
+   * For file operations: the sandbox extensions the file carries for this process (a pseudo-terminal
+   * opened through `/dev/ptmx` inside the sandbox carries `com.apple.sandbox.pty`). None when absent.
+   */
+  extensions?: readonly string[];
 }
 
 /** What Seatbelt's `localhost` stands for: the loopback addresses, IPv4 (127/8) and IPv6 (::1). */
@@ -192,6 +198,13 @@ export class CompiledProfile {
         if (args.length === 0) throw new SbplEvaluationError(`${name} needs filters`);
         const fs = args.map((a) => this.#filter(a));
         return name === "require-all" ? (q) => fs.every((f) => f(q)) : (q) => fs.some((f) => f(q));
+      }
+      case "extension": {
+        const s = this.#string(one(), describe(e));
+        return (q) => {
+          attr("path", q);
+          return (q.extensions ?? []).includes(s);
+        };
       }
       case "require-not": {
         const f = this.#filter(one() as SExpr);

@@ -1,14 +1,26 @@
-import { formatAllowPrefixRule, normalizeNetworkHost, type NetworkRule } from "@shellgate/execpolicy";
+import { formatAllowPrefixRule, normalizeNetworkHost, workspaceCodeRunner, type NetworkRule } from "@shellgate/execpolicy";
 import {
   commandRuleGrant,
   describeVerdictSource,
+  escapeForDisplay,
   NetworkHostPolicy,
   PolicyStore,
   type CommandRuleGrant,
   type HostVerdict,
   type HostVerdictSource,
 } from "@shellgate/orchestrator";
-import { assessCommand, renderCommand, type Admission } from "@shellgate/orchestrator/admission";
+import {
+  assessCommand,
+  fileSystemKind,
+  findSandboxWrittenCode,
+  hasDeniedReads,
+  renderCommand,
+  sandboxKeptReason,
+  sandboxWritable,
+  withSandboxKept,
+  type Admission,
+  type SandboxWrittenCode,
+} from "@shellgate/orchestrator/admission";
 import { policyAllowsNetwork, policyRequiresPlatformSandbox } from "@shellgate/sandbox";
 import { deriveExecArgs, detectUserShell } from "@shellgate/shell-detect";
 import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
@@ -35,6 +47,26 @@ export interface CheckJson {
   networkRules?: { effective: boolean; rules: Array<{ host: string; protocol: string; decision: string; file: string; line: number }> };
   /** The command's own rule sandbox (`prefix_rule(..., sandbox=..., network=[...])`), when a matching rule carries one. */
   ruleSandbox?: { sandbox: string; hosts: string[]; rules: string[] };
+  /**
+   * Set when allow rules match every segment but the command stays in the sandbox: outside it, it
+   * would run what a sandboxed command could have written (each resolved path in `found`).
+   */
+  sandboxKept?: { reason: string; found: SandboxWrittenCode[] };
+  /**
+   * Segments an allow rule lets run outside the sandbox although they run code the workspace defines
+   * (package scripts, build files, tests, git hooks): the rule, what runs, and the rule written to keep it confined.
+   */
+  workspaceCode?: WorkspaceCodeWarning[];
+}
+
+/** An allow rule that hands the host code the workspace defines. */
+export interface WorkspaceCodeWarning {
+  segment: string[];
+  rule: { file: string; line: number; column: number; prefix: string[] };
+  /** What workspace-defined code the command runs, in words. */
+  runs: string;
+  /** The same rule with `sandbox=`: still allowed without asking, but confined. */
+  sandboxedRule: string;
 }
 
 /** The `--json` object of `shellgate check --host HOST`. */
@@ -145,11 +177,76 @@ export async function checkMain(args: string[]): Promise<number> {
   }
 
   if (hosts.length > 0) return reportHosts(hosts, config, store, commandRuleGrant(admission), json);
+  try {
+    admission = await withSandboxGuard(admission, argv, config);
+  } catch (error) {
+    process.stderr.write(`shellgate check: ${describeError(error)}\n`);
+    return 1;
+  }
   const networkRules = store.policy?.networkRules ?? [];
   process.stdout.write(
-    json ? `${JSON.stringify(toJson(admission, networkRules, proxyEnforced(config)))}\n` : explain(argv, config, escalate, admission, networkRules),
+    json
+      ? `${JSON.stringify(toJson(admission, networkRules, proxyEnforced(config), workspaceCodeWarnings(admission, config), argv))}\n`
+      : explain(argv, config, escalate, admission, networkRules),
   );
   return 0;
+}
+
+/**
+ * The pipeline's guard on allow rules, applied for display: when every segment is allowed by a rule
+ * that would lift the sandbox, what the run would execute that a sandboxed command could have
+ * written keeps it in the sandbox (or asks, under `untrusted`). Resolved as `exec` would: this
+ * process's PATH, the configured workspace and protected paths.
+ */
+async function withSandboxGuard(admission: Admission, argv: readonly string[], config: EffectiveConfig): Promise<Admission> {
+  const r = admission.requirement;
+  if (r.kind !== "skip" || !r.bypassSandbox) return admission;
+  if (fileSystemKind(config.sandboxPolicy) !== "restricted" || hasDeniedReads(config.sandboxPolicy) || commandRuleGrant(admission)) return admission;
+  const env = process.env;
+  const writable = await sandboxWritable(config.sandboxPolicy, {
+    cwd: config.cwd,
+    env,
+    protectedPaths: [...config.protectedPaths, ...config.rules.map((rule) => rule.file), config.userRulesFile],
+  });
+  const found = findSandboxWrittenCode({
+    argv,
+    segments: admission.segments,
+    script: admission.split === "plain" || admission.split === "heredoc",
+    cwd: config.cwd,
+    env,
+    writable,
+  });
+  if (found.length === 0) return admission;
+  return { ...admission, requirement: withSandboxKept(r, found, config.approvalPolicy, argv), sandboxWritten: { found, kept: true } };
+}
+
+/** The sandbox mode a confining rule should name: the session's own, when it confines. */
+function confinedMode(config: EffectiveConfig): "read-only" | "workspace-write" {
+  return config.sandboxPolicy.mode === "read-only" ? "read-only" : "workspace-write";
+}
+
+/**
+ * Segments that allow rules (without `sandbox=`) let run outside the sandbox although they run code
+ * the workspace defines. Only where the session confines commands: elsewhere nothing is lifted.
+ */
+export function workspaceCodeWarnings(admission: Admission, config: EffectiveConfig): WorkspaceCodeWarning[] {
+  if (fileSystemKind(config.sandboxPolicy) !== "restricted") return [];
+  const warnings: WorkspaceCodeWarning[] = [];
+  for (const d of admission.details) {
+    if (d.source !== "rule" || d.decision !== "allow") continue;
+    const allowing = d.matchedRules.filter((m) => m.decision === "allow");
+    if (allowing.length === 0 || allowing.some((m) => m.sandbox !== undefined)) continue;
+    const runs = workspaceCodeRunner(d.segment);
+    if (!runs) continue;
+    const rule = allowing.reduce((a, b) => (b.matchedPrefix.length > a.matchedPrefix.length ? b : a));
+    warnings.push({
+      segment: [...d.segment],
+      rule: { file: rule.source.file, line: rule.source.line, column: rule.source.column, prefix: [...rule.matchedPrefix] },
+      runs,
+      sandboxedRule: formatAllowPrefixRule(rule.matchedPrefix, { sandbox: confinedMode(config) }),
+    });
+  }
+  return warnings;
 }
 
 /** Print how each host is treated (one JSON object per line with `--json`). */
@@ -179,7 +276,13 @@ function commandArgv(hadTerminator: boolean, command: string[]): string[] {
 }
 
 /** The JSON form: the issue's object, plus `split`, `unmatched` and (when any) the inert `networkRules`. */
-export function toJson(admission: Admission, networkRules: readonly NetworkRule[] = [], proxyEffective = false): CheckJson {
+export function toJson(
+  admission: Admission,
+  networkRules: readonly NetworkRule[] = [],
+  proxyEffective = false,
+  workspaceCode: readonly WorkspaceCodeWarning[] = [],
+  argv: readonly string[] = admission.segments[0] ?? [],
+): CheckJson {
   const r = admission.requirement;
   const out: CheckJson = { requirement: r.kind, segments: admission.segments, matchedRules: admission.matchedRules, split: admission.split, unmatched: admission.unmatched };
   if (networkRules.length > 0) out.networkRules = networkRulesJson(networkRules, proxyEffective);
@@ -188,6 +291,9 @@ export function toJson(admission: Admission, networkRules: readonly NetworkRule[
   if (r.kind === "skip") out.bypassSandbox = r.bypassSandbox;
   if (r.kind !== "skip" && r.reason !== undefined) out.reason = r.reason;
   if (r.kind !== "forbidden" && r.proposedAmendment) out.proposedAmendment = r.proposedAmendment;
+  const written = admission.sandboxWritten;
+  if (written?.kept) out.sandboxKept = { reason: sandboxKeptReason(argv, written.found), found: written.found };
+  if (workspaceCode.length > 0) out.workspaceCode = [...workspaceCode];
   // Keep the issue's key order: requirement, bypassSandbox, reason, proposedAmendment, segments, matchedRules.
   const { requirement, bypassSandbox, reason, proposedAmendment, ...rest } = out;
   return {
@@ -257,6 +363,17 @@ export function explain(
       break;
   }
   if (r.kind !== "skip" && r.reason) lines.push(`  reason: ${r.reason}`);
+  const written = admission.sandboxWritten;
+  if (written?.kept && r.kind === "skip") {
+    lines.push("  sandbox kept: allow rules match, but outside the sandbox it would run what a sandboxed command could have written:");
+    for (const f of written.found) lines.push(`    ${escapeForDisplay(f.text)}`);
+  }
+  for (const w of workspaceCodeWarnings(admission, config)) {
+    lines.push(
+      `  warning: rule ${w.rule.file}:${w.rule.line} lets \`${renderCommand(w.segment)}\` run outside the sandbox, and it ${w.runs}: whatever a sandboxed command last wrote there runs unconfined.`,
+    );
+    lines.push(`    to keep it allowed but confined, write the rule as: ${w.sandboxedRule}`);
+  }
   if (r.kind !== "forbidden" && r.proposedAmendment) {
     // A command that runs without asking is offered "always allow" only if a person is asked later.
     const when = r.kind === "skip" ? "if a person is asked later (a retry or an escalation), " : "";

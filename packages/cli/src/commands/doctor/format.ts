@@ -84,6 +84,14 @@ export function formatDoctorReport(r: DoctorReport): string {
   if (r.environment.dropped.length === 0) out.push("  (none dropped)");
   for (const d of r.environment.dropped) out.push(`  ${escapeForDisplay(d.name)}: ${d.reason}`);
   out.push("");
+  out.push("sandbox tool caches (workspace-write runs write these, never the host's caches)");
+  if (r.toolCaches.dir === null) out.push("  (none: no cache directory is known; sandboxed tools find the host's caches read-only)");
+  else out.push(`  ${escapeForDisplay(r.toolCaches.dir)}`);
+  for (const v of r.toolCaches.variables) out.push(`  ${v.tool.padEnd(6)} ${v.name}=${escapeForDisplay(v.value)}`);
+  if (r.toolCaches.replaced.length > 0) {
+    out.push(`  set on the host, replaced for sandboxed runs: ${r.toolCaches.replaced.map(escapeForDisplay).join(", ")}`);
+  }
+  out.push("");
   out.push(r.ok ? "everything needed is in place" : `${r.problems.length} problem(s):\n${r.problems.map((p) => `  - ${p}`).join("\n")}`);
   return `${out.join("\n")}\n`;
 }

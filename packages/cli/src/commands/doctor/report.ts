@@ -1,4 +1,4 @@
-import { computeWritableRoots, type BackendReport, type SandboxManager, type SandboxPolicy } from "@shellgate/sandbox";
+import { computeWritableRoots, sandboxToolCacheDir, toolCacheVariables, type BackendReport, type SandboxManager, type SandboxPolicy } from "@shellgate/sandbox";
 import { detectUserShell } from "@shellgate/shell-detect";
 import { loadPolicy, type NetworkRule } from "@shellgate/execpolicy";
 import { proxyEnforced } from "../check/main.js";
@@ -48,6 +48,12 @@ export interface DoctorReport {
   userRulesFile: string;
   /** Host variables commands will not see under the environment policy, and why (names only, never values). */
   environment: { dropped: Array<{ name: string; reason: string }> };
+  /**
+   * The caches sandboxed runs use instead of the host's (a writable root of every `workspace-write`
+   * run): the directory, each variable with its value, and which of them the host sets to something
+   * else (names only; sandboxed runs get the sandbox's value, unsandboxed ones keep the host's).
+   */
+  toolCaches: { dir: string | null; variables: Array<{ tool: string; name: string; value: string }>; replaced: string[] };
   problems: string[];
 }
 
@@ -104,6 +110,15 @@ export async function gatherDoctorReport(
     problems.push(`environment: ${describeError(error)}`);
   }
 
+  const cacheDir = sandboxToolCacheDir(process.env);
+  const cacheVariables = cacheDir ? toolCacheVariables(cacheDir) : [];
+  const hostNames = Object.keys(options.hostEnv ?? process.env);
+  const toolCaches: DoctorReport["toolCaches"] = {
+    dir: cacheDir ?? null,
+    variables: cacheVariables,
+    replaced: hostNames.filter((n) => cacheVariables.some((v) => v.name.toLowerCase() === n.toLowerCase())).sort(),
+  };
+
   const { result: rules, networkRules } = await checkRulesFiles(config.rules.map((r) => r.file));
   const statuses: RulesFileStatus[] = config.rules.map((entry) => ({ ...entry, ...rules.get(entry.file)! }));
   for (const status of statuses) {
@@ -132,6 +147,7 @@ export async function gatherDoctorReport(
     },
     userRulesFile: config.userRulesFile,
     environment,
+    toolCaches,
     problems,
   };
 }

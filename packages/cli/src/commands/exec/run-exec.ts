@@ -1,5 +1,5 @@
 import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter, type NetworkRefusal, type RunRepositoriesReport } from "@shellgate/orchestrator";
-import type { OrchestratorEvent, DecisionTrace } from "@shellgate/orchestrator";
+import type { OrchestratorEvent, DecisionTrace, SandboxKept } from "@shellgate/orchestrator";
 import { denialForAudience, type SandboxDenial } from "@shellgate/sandbox";
 import { canPrompt, createTerminalPrompt } from "../../approval/terminal.js";
 import type { EffectiveConfig } from "../../config/index.js";
@@ -31,6 +31,11 @@ export interface ExecJsonResult {
   sandboxDenial?: SandboxDenial;
   /** Hosts shellgate's network proxy refused during the run, with why and how to grant them. */
   networkRefusals?: NetworkRefusal[];
+  /**
+   * Set when allow rules matched but the command ran in the sandbox: outside it, it would have run
+   * what a sandboxed command could have written (the reason, and each resolved path).
+   */
+  sandboxKept?: SandboxKept;
   /** Git repositories the sandboxed run created, or whose hooks or config it changed: their hooks and config run on your next git command there. */
   runRepositories?: RunRepositoriesReport;
   /** What was decided and why; never contains the command, cwd, env or output. */
@@ -124,6 +129,7 @@ export async function runExec(
   let denial: SandboxDenial | undefined;
   let refusals: NetworkRefusal[] = [];
   let networkNote: string | undefined;
+  let sandboxKept: SandboxKept | undefined;
   let repositories: RunRepositoriesReport | undefined;
   try {
     const response = await orchestrator.handleToolCall(call, { signal: controller.signal, onOutput });
@@ -133,6 +139,7 @@ export async function runExec(
     if (response.sandboxRetry) retryNote = sandboxRetryMessage(response.sandboxRetry, response.exitCode ?? 1, "cli", config.userRulesFile);
     refusals = response.networkRefusals ?? [];
     networkNote = response.networkNote;
+    sandboxKept = response.sandboxKept;
     repositories = response.runRepositories;
     if (response.error) {
       failure = response.error;
@@ -157,6 +164,7 @@ export async function runExec(
   if (!captured && denial) process.stderr.write(`shellgate exec: ${escapeForDisplay(`sandbox: ${denial.summary}; ${denial.suggestion}`)}\n`);
   // Refused hosts (and why a run had no network), after the output, where a person looks.
   if (!captured) {
+    if (sandboxKept) process.stderr.write(`shellgate exec: sandbox kept: ${escapeForDisplay(sandboxKept.reason)}\n`);
     if (networkNote) process.stderr.write(`shellgate exec: network: ${escapeForDisplay(networkNote)}\n`);
     for (const r of refusals) {
       process.stderr.write(`shellgate exec: ${escapeForDisplay(`network: refused ${r.host}:${r.port}: ${r.reason}${r.hint ? `; to allow it: ${r.hint}` : ""}`)}\n`);
@@ -182,6 +190,7 @@ export async function runExec(
       ...(retryNote !== undefined ? { sandboxRetry: retryNote } : {}),
       ...(denial ? { sandboxDenial: denial } : {}),
       ...(refusals.length > 0 ? { networkRefusals: refusals } : {}),
+      ...(sandboxKept ? { sandboxKept } : {}),
       ...(repositories ? { runRepositories: repositories } : {}),
       ...(trace ? { trace } : {}),
     };

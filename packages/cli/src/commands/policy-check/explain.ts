@@ -1,5 +1,5 @@
 /** `--explain`: a human-readable account of which rules matched and why the decision is what it is. */
-import type { Evaluation, HostEvaluation, NetworkRule, RuleSandboxGrant } from "@shellgate/execpolicy";
+import { formatAllowPrefixRule, workspaceCodeRunner, type Evaluation, type HostEvaluation, type NetworkRule, type RuleSandboxGrant } from "@shellgate/execpolicy";
 
 function quote(token: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(token) ? token : JSON.stringify(token);
@@ -51,7 +51,27 @@ export function explainHost(given: string, ev: HostEvaluation, rules: readonly N
  * network-rules note, when any were loaded.
  */
 export function explainEvaluation(command: readonly string[], ev: Evaluation, resolve: boolean, networkRules: readonly NetworkRule[] = [], grant?: RuleSandboxGrant): string {
-  return explainCommand(command, ev, resolve) + grantLine(grant) + networkRulesNote(networkRules);
+  return explainCommand(command, ev, resolve) + grantLine(grant) + workspaceCodeNote(command, ev) + networkRulesNote(networkRules);
+}
+
+/**
+ * The warning for an allow (without `sandbox=`) of a command that runs code the workspace defines:
+ * under shellgate such a rule runs it outside the sandbox, with whatever a sandboxed command last
+ * wrote into the scripts, build files or hooks it runs. Names the rule written to keep it confined.
+ * The decision itself is unchanged (policy-check only evaluates rules).
+ */
+export function workspaceCodeNote(command: readonly string[], ev: Evaluation): string {
+  if (ev.decision !== "allow") return "";
+  const allowing = ev.matchedRules.filter((m) => m.decision === "allow");
+  if (allowing.length === 0 || allowing.some((m) => m.sandbox !== undefined)) return "";
+  const runs = workspaceCodeRunner(command);
+  if (!runs) return "";
+  const rule = allowing.reduce((a, b) => (b.matchedPrefix.length > a.matchedPrefix.length ? b : a));
+  return (
+    `warning: this allow lets \`${command.map(quote).join(" ")}\` run outside shellgate's sandbox, and it ${runs}: ` +
+    `whatever a sandboxed command last wrote there runs unconfined (rule at ${rule.source.file}:${rule.source.line}:${rule.source.column})\n` +
+    `  to keep it allowed but confined: ${formatAllowPrefixRule(rule.matchedPrefix, { sandbox: "workspace-write" })}\n`
+  );
 }
 
 function grantLine(grant: RuleSandboxGrant | undefined): string {

@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
 import {
+  applyToolCaches,
   parseSandboxPolicy,
+  sandboxToolCacheDir,
   SandboxError,
   type CommandSpec,
   type SandboxManager,
@@ -67,9 +69,11 @@ export function describeSandboxFailure(error: SandboxError): { message: string; 
 /** The command, policy and options both a run and a dry run hand to the manager. */
 function sandboxInputs(request: RunRequest): { spec: CommandSpec; policy: SandboxPolicy; options: TransformOptions & { backend?: string } } {
   const cwd = process.cwd();
+  // Sandboxed tools get their own caches, as under `exec` (the host's stay read-only).
+  const run = applyToolCaches({ policy: parseSandboxPolicy(policyFor(request)), env: hostEnv(), cwd, dir: sandboxToolCacheDir(process.env) });
   return {
-    spec: { argv: request.argv, cwd, env: hostEnv() },
-    policy: parseSandboxPolicy(policyFor(request)),
+    spec: { argv: request.argv, cwd, env: run.env },
+    policy: run.policy,
     options: { sandboxPolicyCwd: cwd, protectedPaths: sandboxProtectedPaths(cwd), ...(request.backend !== undefined ? { backend: request.backend } : {}) },
   };
 }

@@ -61,7 +61,7 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     expect(existsSync(target)).toBe(true);
   });
 
-  it("a write into $HOME suggests the home directory with --allow-broad-workspace, which works", async () => {
+  it("a write into $HOME never suggests the home directory as a writable root; it says why", async () => {
     const home = path.join(outside, "home");
     mkdirSync(home);
     const env = { ...s.env, HOME: home };
@@ -69,17 +69,20 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     expect(denied.code).not.toBe(0);
     const [line] = denialLines(denied);
     expect(line).toContain(`writing to ${home}/x was refused`);
-    const flags = suggestedFlags(line!);
-    expect(flags).toEqual(["--writable-root", home, "--allow-broad-workspace"]);
-    const ok = await exec([...flags, "--", "sh", "-c", 'echo x > "$HOME/x"'], env);
-    expect(ok.code).toBe(0);
+    expect(line).toContain(`lies in ${home}, which holds your home directory`);
+    expect(line).not.toContain("--writable-root");
+    expect(line).not.toContain("--allow-broad-workspace");
+    expect(existsSync(path.join(home, "x"))).toBe(false);
+    // control: the same write outside the sandbox lands (so the refusal was the sandbox's)
+    const control = await exec(["--sandbox", "danger-full-access", "--", "sh", "-c", 'echo x > "$HOME/x"'], env);
+    expect(control.code, control.stderr).toBe(0);
     expect(existsSync(path.join(home, "x"))).toBe(true);
   });
 
-  it.skipIf(spawnSync("npm", ["--version"]).status !== 0)("npm's cache in ~/.npm: the line names ~/.npm as the writable root, and that makes the install work", async () => {
+  it.skipIf(spawnSync("npm", ["--version"]).status !== 0)("npm install needs no grant: sandboxed npm has its own cache", async () => {
     const home = path.join(outside, "npm-home");
     mkdirSync(path.join(home, ".npm"), { recursive: true });
-    const env = { ...s.env, HOME: home };
+    const env = { ...s.env, HOME: home, XDG_CACHE_HOME: path.join(home, ".cache") };
     const pkg = path.join(s.root, "pkg");
     mkdirSync(pkg);
     writeFileSync(path.join(pkg, "package.json"), '{"name":"sg-denial-pkg","version":"1.0.0"}\n');
@@ -88,32 +91,21 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     mkdirSync(project);
     // A local tarball goes through the cache and needs no registry, so only the cache is in the way.
     const install = ["--", "npm", "install", "--no-audit", "--no-fund", path.join(pkg, "sg-denial-pkg-1.0.0.tgz")];
-    const denied = await exec(install, env, project);
-    expect(denied.code).not.toBe(0);
-    const [line] = denialLines(denied);
-    // `_cacache` itself, or a temporary file below it when the directory already exists.
-    expect(line).toMatch(new RegExp(`^shellgate exec: sandbox: writing to ${home}/\\.npm/_cacache\\S* was refused \\(read-only: outside the writable roots\\)`));
-    const flags = suggestedFlags(line!);
-    expect(flags).toEqual(["--writable-root", `${home}/.npm`]);
-    const ok = await exec([...flags, ...install], env, project);
-    expect(ok.code).toBe(0);
+    const ok = await exec(install, env, project);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(denialLines(ok)).toEqual([]);
     expect(existsSync(path.join(project, "node_modules", "sg-denial-pkg", "package.json"))).toBe(true);
+    expect(existsSync(path.join(home, ".cache", "shellgate-sandbox", "npm", "_cacache"))).toBe(true);
   });
 
-  it("a write to /etc suggests --writable-root /etc (and, as root, it then works)", async () => {
+  it("a write to /etc names no writable root: /etc is a system directory", async () => {
     const name = `/etc/shellgate-denial-test-${process.pid}`;
     const denied = await exec(["--", "touch", name]);
     expect(denied.code).toBe(1);
-    expect(suggestedFlags(denialLines(denied)[0]!)).toEqual(["--writable-root", "/etc"]);
+    const [line] = denialLines(denied);
+    expect(line).toContain("lies in /etc, a system directory");
+    expect(line).not.toContain("--writable-root");
     expect(existsSync(name)).toBe(false);
-    if (process.getuid?.() !== 0) return; // as another user the host's own permissions refuse it too
-    try {
-      const ok = await exec(["--writable-root", "/etc", "--", "touch", name]);
-      expect(ok.code).toBe(0);
-      expect(existsSync(name)).toBe(true);
-    } finally {
-      rmSync(name, { force: true });
-    }
   });
 
   it("git commit in a workspace: .git is read-only by design; the allow rule it suggests runs the commit outside the sandbox", async () => {

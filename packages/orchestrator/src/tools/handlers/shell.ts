@@ -2,6 +2,7 @@ import { z } from "zod";
 import { withSandboxRetryNote } from "../../approval/retry-message.js";
 import { formatFreeform, formatStructured } from "../../output/format.js";
 import { networkRefusalsOf, withNetworkNote } from "../../output/network-note.js";
+import { withSandboxKeptNote } from "../../output/sandbox-kept-note.js";
 import { describeSpill } from "../../output/spill.js";
 import type { ToolHandler, ToolOutput } from "../registry.js";
 import { ShellArgsSchema, ShellCommandArgsSchema } from "../schemas.js";
@@ -45,7 +46,11 @@ async function oneShotOutput(runtime: ToolRuntime, outcome: OneShotOutcome, styl
   const refusals = networkRefusalsOf(outcome.network);
   const networkNote = outcome.network?.note();
   return {
-    content: withNetworkNote(withSandboxRetryNote(rendered.text, { status: outcome.sandboxRetry, exitCode: result.exitCode }, style), outcome.network, style),
+    content: withSandboxKeptNote(
+      withNetworkNote(withSandboxRetryNote(rendered.text, { status: outcome.sandboxRetry, exitCode: result.exitCode }, style), outcome.network, style),
+      outcome.sandboxKept,
+      style,
+    ),
     success: result.exitCode === 0 && !result.timedOut && !outcome.sandboxDenied,
     exitCode: result.exitCode,
     ...(outcome.sandboxRetry ? { sandboxRetry: outcome.sandboxRetry } : {}),
@@ -53,6 +58,7 @@ async function oneShotOutput(runtime: ToolRuntime, outcome: OneShotOutcome, styl
     ...(rendered.fullOutputPath !== undefined ? { fullOutputPath: rendered.fullOutputPath } : {}),
     ...(refusals ? { networkRefusals: refusals } : {}),
     ...(networkNote ? { networkNote } : {}),
+    ...(outcome.sandboxKept ? { sandboxKept: outcome.sandboxKept } : {}),
     ...(outcome.runRepositories ? { runRepositories: outcome.runRepositories } : {}),
   };
 }

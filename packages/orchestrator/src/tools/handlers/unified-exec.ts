@@ -5,6 +5,7 @@ import { errorMessage, InvalidToolArgumentsError, SessionNotTtyError, SpawnFaile
 import { OutputDeltaEmitter } from "../../output/deltas.js";
 import { NOTE_MARKER, sandboxRetryMessage } from "../../approval/retry-message.js";
 import { networkNoteLines, networkRefusalsOf } from "../../output/network-note.js";
+import { sandboxKeptNote } from "../../output/sandbox-kept-note.js";
 import { releaseSandbox } from "../../pipeline/decisions.js";
 import { clampExecYield, clampWriteYield, EARLY_EXIT_WAIT_MS, EXIT_OUTPUT_GRACE_MS, POST_WRITE_DELAY_MS, waitForExit } from "../../sessions/collect.js";
 import type { UnifiedExecManager } from "../../sessions/manager.js";
@@ -106,6 +107,7 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
         if (outcome.sandboxRetry) {
           warnings.push(`${NOTE_MARKER} ${sandboxRetryMessage(outcome.sandboxRetry, session.exitCode ?? -1, "model")}`);
         }
+        if (outcome.sandboxKept) warnings.push(`${NOTE_MARKER} ${sandboxKeptNote(outcome.sandboxKept)}`);
         // Refusals up to this response; a session still running may be refused more hosts later.
         warnings.push(...networkNoteLines(outcome.network).map((line) => `${NOTE_MARKER} ${line}`));
         const response = await sessions.respond(session, {
@@ -123,6 +125,7 @@ export function createExecCommandHandler(runtime: ToolRuntime): ToolHandler<Exec
           ...(outcome.sandboxRetry ? { sandboxRetry: outcome.sandboxRetry } : {}),
           ...(refusals ? { networkRefusals: refusals } : {}),
           ...(networkNote ? { networkNote } : {}),
+          ...(outcome.sandboxKept ? { sandboxKept: outcome.sandboxKept } : {}),
         };
       } catch (error) {
         if (!sessions.store.has(id)) sessions.store.releaseId(id);

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { arbitraryCodePrefix, programName, workspaceCodeRunner, wrappedCommands } from "../../src/heuristics/index.js";
+
+describe("arbitraryCodePrefix: a prefix whose program runs any code once only options follow", () => {
+  it.each([
+    ["python3"], ["python3 -q"], ["python3 -I -B"], ["python3 -"], ["python3 -c"], ["python3 -W ignore"], ["python3 -X dev"],
+    ["/usr/bin/python3 -q"], ["python3.12 -q"], ["PYTHON.EXE -q"], ["py -3"], ["pypy3 -S"],
+    ["node"], ["node --no-warnings"], ["node -e"], ["node --require x"], ["deno"], ["bun --smol"],
+    ["bash"], ["bash --norc"], ["bash -lc"], ["sh -c"], ["zsh -f"], ["/bin/bash -l"], ["dash -e"], ["busybox"],
+    ["pwsh -NoProfile"], ["powershell.exe -NoLogo -NonInteractive"], ["pwsh -Command"], ["cmd /c"], ["cmd.exe /d /s"],
+    ["perl -w"], ["ruby"], ["php"], ["lua5.4"], ["osascript"], ["awk"], ["gawk -v x=1"],
+    ["env"], ["env -i"], ["env FOO=1"], ["env -u HOME"], ["env -i python3 -q"], ["xargs -0"], ["xargs -n 1"],
+    ["sudo"], ["sudo -E"], ["sudo -u root"], ["sudo -E bash"], ["doas"], ["nice"], ["nice -n 10"], ["timeout 5"], ["timeout -s KILL 5"],
+    ["nohup"], ["stdbuf -oL"], ["time"], ["exec"], ["command"], ["setsid"], ["chroot /"], ["flock /tmp/l"],
+    ["npx"], ["npx -y"], ["npm exec"], ["npm x --"], ["npm"], ["npm -q"], ["pnpm dlx"], ["yarn exec"], ["uv run"], ["poetry run"],
+    ["npm exec -- sh"], ["git"], ["git -c core.pager=sh"], ["git -C sub"], ["cargo"], ["find"], ["find . -name x"], ["find . -exec"],
+    ["sed -n"], ["rg --pre"], ["tar -x"], ["C:\\Python312\\python.exe -q"],
+  ])("%s is refused", (prefix) => {
+    expect(arbitraryCodePrefix(prefix.split(" "))).toEqual(expect.any(String));
+  });
+
+  it.each([
+    ["git status"], ["git commit"], ["git -C sub status"], ["npm test"], ["npm run build"], ["cargo build"], ["cargo test --release"],
+    ["ls"], ["cat README.md"], ["python3 -m pytest"], ["python3 -q script.py"], ["python3 -c print(1)"], ["node app.js"],
+    ["bash build.sh"], ["env -i git status"], ["sudo apt-get update"], ["timeout 5 git status"], ["xargs -0 grep"], ["nice -n 10 make"],
+    ["npx prettier"], ["npm exec -- tsc"], ["pwsh -File build.ps1"], ["go build"], ["make test"],
+  ])("%s is not refused", (prefix) => {
+    expect(arbitraryCodePrefix(prefix.split(" "))).toBeUndefined();
+  });
+
+  it("judges the command a wrapper runs, so a wrapped interpreter is refused as the bare one is", () => {
+    expect(arbitraryCodePrefix(["timeout", "5", "python3", "-q"])).toMatch(/python3 -q/);
+    expect(arbitraryCodePrefix(["sudo", "-E", "env", "-i", "node"])).toMatch(/node/);
+  });
+});
+
+describe("programName", () => {
+  it.each([
+    ["/usr/bin/python3", "python"], ["python3.12", "python"], ["PYTHON.EXE", "python"], ["C:\\Tools\\pwsh.exe", "pwsh"],
+    ["git", "git"], ["./node_modules/.bin/tsc", "tsc"], ["lua5.4", "lua"],
+  ])("%s is %s", (argv0, name) => {
+    expect(programName(argv0)).toBe(name);
+  });
+});
+
+describe("wrappedCommands", () => {
+  it.each([
+    [["env", "-i", "FOO=1", "./git", "status"], [["./git", "status"]]],
+    [["timeout", "5", "./x"], [["./x"]]],
+    [["sudo", "-u", "root", "./x", "y"], [["./x", "y"]]],
+    [["npm", "exec", "--", "tsc"], [["tsc"]]],
+    [["nice", "--weird", "a", "b"], [["a", "b"], ["b"]]],
+    [["git", "status"], []],
+    [["env"], []],
+  ])("%j runs %j", (argv, expected) => {
+    expect(wrappedCommands(argv)).toEqual(expected);
+  });
+});
+
+describe("workspaceCodeRunner: commands that run code the workspace defines", () => {
+  it.each([
+    ["npm test"], ["npm run build"], ["npm install"], ["npm ci"], ["yarn build"], ["yarn"], ["pnpm test"], ["bun run dev"], ["npx tsc"],
+    ["make"], ["make test"], ["cargo build"], ["cargo test"], ["cargo run"], ["go generate ./..."], ["go test ./..."], ["pytest"],
+    ["python3 -m pytest"], ["pip install -e ."], ["gradle build"], ["./gradlew test"], ["mvn package"], ["git commit -m x"],
+    ["git merge main"], ["git rebase main"], ["git checkout main"], ["git am x.patch"], ["git push"], ["python3 tools/gen.py"],
+    ["/usr/bin/npm test"], ["npm.cmd test"],
+  ])("%s runs workspace code", (command) => {
+    expect(workspaceCodeRunner(command.split(" "))).toEqual(expect.any(String));
+  });
+
+  it.each([
+    ["git status"], ["git log"], ["git diff"], ["npm view x"], ["npm --version"], ["yarn info x"], ["cargo --version"], ["go version"],
+    ["ls"], ["cat x"], ["python3 -c print(1)"], ["rg foo"],
+  ])("%s is not known to", (command) => {
+    expect(workspaceCodeRunner(command.split(" "))).toBeUndefined();
+  });
+});
