@@ -13,7 +13,7 @@ const temp = () => {
   made.push(d);
   return d;
 };
-const WORKSPACE_WRITE = { mode: "workspace-write", writableRoots: [], networkAccess: false, excludeTmpdirEnvVar: true, excludeSlashTmp: true, deniedReadPaths: [] } as const;
+const WORKSPACE_WRITE = { mode: "workspace-write" as const, writableRoots: [] as string[], networkAccess: false, excludeTmpdirEnvVar: true, excludeSlashTmp: true, deniedReadPaths: [] as string[] };
 const DENIED = "touch: cannot touch 'x': Read-only file system";
 
 describe("tool caches in the pipeline", () => {
