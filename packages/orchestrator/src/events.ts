@@ -1,6 +1,6 @@
 import type { SandboxWrittenKind } from "./admission/sandbox-written-code.js";
 import type { NetworkRequestEvent } from "@shellgate/network-proxy";
-import type { SandboxDenial, SandboxType } from "@shellgate/sandbox";
+import type { RunRepository, SandboxDenial, SandboxType } from "@shellgate/sandbox";
 
 /** What the decision trace records for one tool call. It never holds the command, cwd, env or output. */
 export interface DecisionTrace {
@@ -65,6 +65,14 @@ export type OrchestratorEvent =
   | { type: "exec.output_capped"; callId: string; deltas: number }
   /** `sandboxDenial`: what the sandbox refused, when a one-shot command's final attempt shows it (see `explainSandboxDenial`). */
   | { type: "exec.end"; callId: string; exitCode: number | null; durationMs: number; timedOut: boolean; sandboxDenial?: SandboxDenial }
+  /**
+   * After a sandboxed run that could write, once its sandbox is released: git repositories that
+   * appeared in its writable roots during the run (`change: "created"`), or older ones whose hooks,
+   * config or `.git` file it changed (`"changed"`). Each is hostile: its hooks and config (an
+   * fsmonitor, a filter, a pager) run on the person's next git command in that directory. Sent only
+   * when there is one, or when the search stopped at its budget (`complete: false`: there may be more).
+   */
+  | { type: "exec.repositories"; callId: string; repositories: RunRepository[]; complete: boolean; directories: number; listed: number }
   | { type: "approval.requested"; callId: string; argv: readonly string[]; cwd: string; reason?: string; proposedAmendment?: readonly string[] }
   | { type: "approval.decided"; callId: string; decision: string }
   /**

@@ -32,7 +32,7 @@ const ROOT = [
     "OrchestratorEvent", "OrchestratorOptions", "OrchestratorOptionsSchema", "OutputSink", "ParsedToolCall",
     "PipeSpawner", "PipelineContext", "PipelineOutcome", "PolicyDecision", "PolicyEvaluator", "PolicyRuleMatch",
     "PolicyStore", "ProtectedPathsEnv", "ProtectedPathsInput", "RejectedError", "ReviewDecision",
-    "ReviewDecisionSchema", "SandboxDeniedError", "SandboxKept", "SandboxPrepareFailedError", "SandboxRetryStatus",
+    "ReviewDecisionSchema", "RunRepositoriesReport", "SandboxDeniedError", "SandboxKept", "SandboxPrepareFailedError", "SandboxRetryStatus",
     "SandboxWrittenCode", "SandboxWrittenKind", "SessionNetwork", "SessionNotTtyError", "SessionProcess",
     "SessionProcessFactory", "SessionSpawnSpec", "SessionStoreOptions", "ShellArgs", "ShellArgsSchema",
     "ShellCommandArgs", "ShellCommandArgsSchema", "ShellEnvironmentPolicy", "ShellEnvironmentPolicyInput",

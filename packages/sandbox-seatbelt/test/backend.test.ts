@@ -1,6 +1,7 @@
 // The backend object: its shape, options, availability, plan and transform on a machine that is
 // not macOS (which this suite runs on; see runtime.darwin.test.ts for the rest).
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import {
   InvalidSandboxPathError,
@@ -70,6 +71,19 @@ describe("plan (any OS, no side effects)", () => {
     expect(Object.values(params)).toContain(kernelPath(path.join(ws, ".git")));
     expect(plan.plan).toMatchObject({ network: false, writableRoots: [kernelPath(ws)], parameters: params, profile: plan.argv[2] });
     expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+  });
+
+  it("what git would run or read for the workspace's repository is a read-only parameter too", async () => {
+    const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sg-seatbelt-git-")));
+    try {
+      fs.mkdirSync(path.join(repo, ".git"));
+      fs.writeFileSync(path.join(repo, ".git", "config"), "[core]\n\thooksPath = .husky/_\n\tfsmonitor = ./tools/mon\n[include]\n\tpath = ../team.gitconfig\n");
+      const plan = await createSeatbeltSandboxBackend().plan(spec(["true"], repo), parseSandboxPolicy({ mode: "workspace-write", ...onlyWs }), { sandboxPolicyCwd: repo });
+      const values = Object.values(compileArgv(plan.argv).params);
+      for (const held of [".husky/_", "tools/mon", "team.gitconfig"]) expect(values).toContain(kernelPath(path.join(repo, held)));
+    } finally {
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it("creates nothing, even for missing carve-outs", async () => {

@@ -9,13 +9,15 @@ import {
   InvalidSandboxPathError,
   PROTECTED_METADATA_NAMES,
   UnpinnableProtectedPathError,
+  type GitConfigOrigin,
   type SandboxPolicy,
 } from "@shellgate/sandbox";
+import { windowsGitCarveOuts } from "./git-config.js";
 import type { WinEntry, WinFsView } from "./win-fs.js";
 import { isWithinWin, parseWinPath, pathsBetween, resolveFrom, samePath, winJoin, winKey, type WinPathForm } from "./win-path.js";
 
 /** Why a path inside a writable root stays read-only. */
-export type CarveOutReason = "metadata" | "gitdir" | "commondir" | "protected";
+export type CarveOutReason = "metadata" | "gitdir" | "commondir" | "git-config" | "protected";
 
 /** One read-only path inside a writable root. */
 export interface WinCarveOut {
@@ -92,13 +94,18 @@ export function parseGitdirLine(text: string): string | undefined {
  * (a command could re-point it: deleting a junction needs only DELETE, which a writable root
  * grants), and report where the first missing component is.
  */
-async function traceInRoot(root: string, target: string, fs: WinFsView): Promise<{ exists: boolean | "unknown"; placeholder?: string; onDisk: string }> {
+async function traceInRoot(
+  root: string,
+  target: string,
+  fs: WinFsView,
+  origin?: GitConfigOrigin,
+): Promise<{ exists: boolean | "unknown"; placeholder?: string; onDisk: string }> {
   const chain = [...pathsBetween(root, target), target];
   for (const p of chain) {
     const e = await fs.entry(p);
     if (e.kind === "unknown") return { exists: "unknown", onDisk: target };
     if (e.kind === "missing") return { exists: false, placeholder: p, onDisk: target };
-    if (e.kind === "junction" || e.kind === "symlink") throw new UnpinnableProtectedPathError(target, e.path, root);
+    if (e.kind === "junction" || e.kind === "symlink") throw new UnpinnableProtectedPathError(target, e.path, root, origin);
     if (samePath(p, target)) return { exists: true, onDisk: e.path };
   }
   return { exists: "unknown", onDisk: target };
@@ -162,11 +169,14 @@ export async function computeWindowsWritableRoots(policy: SandboxPolicy, options
   }
   const unique = [...byKey.values()];
 
-  // Every protected path: metadata names in each root, gitdir targets, caller's paths.
-  const carve: Array<{ path: string; reason: CarveOutReason }> = [];
+  // Every protected path: metadata names in each root, gitdir targets, what git would run or read
+  // for each root's repository, caller's paths.
+  const carve: Array<{ path: string; reason: CarveOutReason; origin?: GitConfigOrigin }> = [];
+  const repos: Array<{ top: string; gitdir: string; common: string }> = [];
   for (const r of unique) {
     for (const name of PROTECTED_METADATA_NAMES) carve.push({ path: winJoin(r.path, name), reason: "metadata" });
     const gitEntry = await options.fs.entry(winJoin(r.path, ".git"));
+    if (gitEntry.kind === "dir") repos.push({ top: r.path, gitdir: gitEntry.path, common: gitEntry.path });
     if (gitEntry.kind === "file") {
       const text = await options.fs.readText(gitEntry.path);
       const target = text === undefined ? undefined : parseGitdirLine(text);
@@ -176,9 +186,20 @@ export async function computeWindowsWritableRoots(policy: SandboxPolicy, options
         const common = await options.fs.readText(winJoin(gitdir, "commondir"));
         const commonDir = common?.trim() ? resolveFrom(gitdir, common.trim()) : undefined;
         if (commonDir) carve.push({ path: commonDir, reason: "commondir" });
+        repos.push({ top: r.path, gitdir, common: commonDir ?? gitdir });
       }
     }
   }
+  const gitTargets = await windowsGitCarveOuts(repos, {
+    fs: options.fs,
+    env: options.env,
+    roots: unique.map((r) => r.path),
+    envValue,
+    check: async (root, target, origin) => {
+      await traceInRoot(root, target, options.fs, origin);
+    },
+  });
+  for (const t of gitTargets) carve.push({ path: t.path, reason: "git-config", ...(t.origin ? { origin: t.origin } : {}) });
   for (const p of protectedPaths) carve.push({ path: p, reason: "protected" });
 
   const dropped: DroppedRoot[] = [];
@@ -196,7 +217,7 @@ export async function computeWindowsWritableRoots(policy: SandboxPolicy, options
       if (!isWithinWin(c.path, r.path) || samePath(c.path, r.path) || seen.has(winKey(c.path))) continue;
       // A carve-out that lies in a nested root is that root's business too; both get it.
       seen.add(winKey(c.path));
-      const t = await traceInRoot(r.path, c.path, options.fs);
+      const t = await traceInRoot(r.path, c.path, options.fs, c.origin);
       readOnly.push({ path: t.onDisk, reason: c.reason, exists: t.exists, ...(t.placeholder ? { placeholder: t.placeholder } : {}) });
     }
     const pinnedSet = new Map<string, string>();

@@ -177,6 +177,55 @@ describe("workspace-write", () => {
   });
 });
 
+describe("workspace-write: what git would run or read", () => {
+  const config = [
+    "[core]",
+    "\thooksPath = .husky/_",
+    "\tfsmonitor = ./tools/fsmonitor.cmd",
+    "[include]",
+    "\tpath = ../team.gitconfig",
+    '[filter "x"]',
+    "\tclean = node ./tools/clean.js",
+  ].join("\n");
+
+  it("holds husky's hooks directory, included config, and the programs config names, with reason git-config", async () => {
+    const t = {
+      [WS]: { ".git": { config }, ".husky": { _: {} }, tools: { "clean.js": "" }, "team.gitconfig": "[core]\n\tsshCommand = ./tools/ssh.cmd\n" },
+      [TEMP]: {},
+    };
+    const plan = await onWindows(t).plan(spec(), ww(), { sandboxPolicyCwd: WS });
+    const ro = plan.plan["readOnly"] as Array<{ path: string; reason: string; exists: boolean; placeholder?: string }>;
+    for (const held of [".husky\\_", "tools\\fsmonitor.cmd", "team.gitconfig", "tools\\clean.js", "tools\\ssh.cmd"]) {
+      expect(ro, held).toEqual(expect.arrayContaining([expect.objectContaining({ path: `${WS}\\${held}`, reason: "git-config" })]));
+    }
+    // a missing program is held by a placeholder like any missing carve-out
+    expect(ro.find((c) => c.path === `${WS}\\tools\\fsmonitor.cmd`)).toMatchObject({ exists: false, placeholder: `${WS}\\tools\\fsmonitor.cmd` });
+  });
+
+  it("the user's global config is read from USERPROFILE, its includes too", async () => {
+    const t = {
+      [WS]: { ".git": { config: "" } },
+      "C:\\Users\\me": { ".gitconfig": `[include]\n\tpath = ${WS.replaceAll("\\", "/")}/shared.gitconfig\n` },
+      [TEMP]: {},
+    };
+    const plan = await onWindows(t).plan(spec(WS, { TEMP, USERPROFILE: "C:\\Users\\me" }), ww(), { sandboxPolicyCwd: WS });
+    expect(readOnlyPaths(plan)).toContain(`${WS}\\shared.gitconfig`);
+  });
+
+  it("a hooks directory reached through a junction in the workspace refuses the plan, naming key and file", async () => {
+    const t = { [WS]: { ".git": { config }, ".husky": { $junction: "D:\\elsewhere" } }, [TEMP]: {} };
+    const error = await onWindows(t).plan(spec(), ww(), { sandboxPolicyCwd: WS }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(UnpinnableProtectedPathError);
+    expect((error as UnpinnableProtectedPathError).gitConfig).toMatchObject({ key: "core.hookspath", line: 2 });
+  });
+
+  it("an include reached through a junction is refused before it is read", async () => {
+    const t = { [WS]: { ".git": { config: "[include]\n\tpath = ../inc/x.gitconfig\n" }, inc: { $junction: "D:\\elsewhere" } }, [TEMP]: {} };
+    const error = await onWindows(t).plan(spec(), ww(), { sandboxPolicyCwd: WS }).then(() => undefined, (e: unknown) => e);
+    expect((error as UnpinnableProtectedPathError).gitConfig?.key).toBe("include.path");
+  });
+});
+
 describe("read-only", () => {
   it("no writable root, only the readonly capability, NUL granted, advisory network", async () => {
     const plan = await onWindows(tree).plan(spec(), parseSandboxPolicy({ mode: "read-only" }), { sandboxPolicyCwd: WS });

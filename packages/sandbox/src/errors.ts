@@ -9,6 +9,7 @@ export type SandboxErrorCode =
   | "SANDBOX_INVALID_BACKEND"
   | "SANDBOX_TRANSFORM_FAILED"
   | "SANDBOX_UNPINNABLE_PATH"
+  | "SANDBOX_GIT_CONFIG_UNREADABLE"
   | "SANDBOX_COMMAND_NOT_FOUND"
   | "SANDBOX_INVALID_EVIDENCE"
   | "SANDBOX_PROXY_UNSUPPORTED"
@@ -57,17 +58,58 @@ export class UnpinnableProtectedPathError extends SandboxError {
   readonly link: string;
   /** The writable directory that holds the link. */
   readonly directory: string;
-  constructor(protectedPath: string, link: string, directory: string) {
+  /** Set when git configuration named the path: the key and the config file (`file:line`) that did. */
+  readonly gitConfig: GitConfigOrigin | undefined;
+  constructor(protectedPath: string, link: string, directory: string, gitConfig?: GitConfigOrigin) {
     const via = link === protectedPath ? "is a symlink" : `is reached through the symlink ${JSON.stringify(link)}`;
+    const named = gitConfig ? ` (named by \`${gitConfig.key}\` in ${gitConfig.file}:${gitConfig.line}, which git would run or read as configuration)` : "";
     super(
       "SANDBOX_UNPINNABLE_PATH",
-      `the protected path ${JSON.stringify(protectedPath)} ${via}, which lies in the writable directory ${JSON.stringify(directory)}: ` +
+      `the protected path ${JSON.stringify(protectedPath)}${named} ${via}, which lies in the writable directory ${JSON.stringify(directory)}: ` +
         "a sandboxed command could replace the link and redirect the path, and a symlink cannot be held in place, so the command was not run. " +
         "Replace the symlink with the directory or file it points to, or keep the directory that holds it out of the writable roots.",
     );
     this.path = protectedPath;
     this.link = link;
     this.directory = directory;
+    this.gitConfig = gitConfig;
+  }
+}
+
+/** Where a git setting was found: the key as git spells it and the config file and line that set it. */
+export interface GitConfigOrigin {
+  /** The key, e.g. `core.hooksPath` or `includeIf.gitdir:~/work/.path` (section and name lower-cased). */
+  key: string;
+  /** The config file, as git would open it. */
+  file: string;
+  /** 1-based line of the key in `file`. */
+  line: number;
+}
+
+/**
+ * A git config file that shellgate must read to know what git would run cannot be read safely: it
+ * is a FIFO, a device, a socket or a directory (opening or reading it could hang or redirect the
+ * host), it is too large, or git's own parser would reject it. The run is refused rather than
+ * started without knowing what that file points git at.
+ */
+export class GitConfigUnreadableError extends SandboxError {
+  /** The config file, as it was reached (an include names its own path). */
+  readonly file: string;
+  /** Line and column of a syntax error, when that is the reason. */
+  readonly location: { line: number; column: number } | undefined;
+  /** What is wrong with it. */
+  readonly reason: string;
+  constructor(file: string, reason: string, location?: { line: number; column: number }, options?: { cause?: unknown }) {
+    const at = location ? `${file}:${location.line}:${location.column}` : file;
+    super(
+      "SANDBOX_GIT_CONFIG_UNREADABLE",
+      `cannot read the git config file ${at}: ${reason}; shellgate reads every config file git would read for a repository in a ` +
+        "writable root, to hold what it names read-only, so the command was not run. Replace or remove that file.",
+      options,
+    );
+    this.file = file;
+    this.location = location;
+    this.reason = reason;
   }
 }
 

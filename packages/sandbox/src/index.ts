@@ -5,6 +5,18 @@ export { CommandSpecSchema, parseCommandSpec } from "./command-spec.js";
 export { checkCommand, type CheckCommandOptions } from "./check-command.js";
 export { computeWritableRoots, type WritableRoot, type WritableRootsOptions } from "./writable-roots.js";
 export { PROTECTED_METADATA_NAMES, readGitdirPointer } from "./carve-outs.js";
+export { parseGitConfig, type GitConfigEntry } from "./git-config-parse.js";
+export { gitConfigKey, gitConfigReferences, type GitConfigReference } from "./git-config-refs.js";
+export {
+  findRunRepositories,
+  DirectoryListingCache,
+  DEFAULT_SCAN_MAX_DIRECTORIES,
+  NEW_REPOSITORY_SLACK_MS,
+  COARSE_TIMESTAMP_SLACK_MS,
+  type RunRepository,
+  type RepositoryScan,
+  type RepositoryScanOptions,
+} from "./new-repositories.js";
 export { isPathWithin } from "./paths.js";
 export { SandboxManager, type BackendChoice, type BackendReport, type SandboxManagerOptions } from "./manager.js";
 export {

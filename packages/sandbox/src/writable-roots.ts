@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { InvalidSandboxPathError, InvalidSandboxPolicyError, UnpinnableProtectedPathError } from "./errors.js";
+import { InvalidSandboxPathError, InvalidSandboxPolicyError, UnpinnableProtectedPathError, type GitConfigOrigin } from "./errors.js";
 import { SandboxPolicySchema, type SandboxPolicy } from "./policy.js";
 import { metadataCarveOuts } from "./carve-outs.js";
+import { gitCarveOuts } from "./git-carve-outs.js";
 import { toolHomeCarveOuts } from "./tool-homes.js";
 import { firstZodIssue } from "./zod-issues.js";
 import { isPathWithin, outermostPaths, realDirectoryOrUndefined, traceSymlinks, type LstatCache } from "./paths.js";
@@ -39,8 +40,9 @@ export interface WritableRootsOptions {
   platform?: NodeJS.Platform;
   /**
    * The host's environment, where the user's own tools find their homes (`HOME`, `CARGO_HOME`,
-   * `GOPATH`, …; see `TOOL_HOMES`); defaults to `process.env`. Not the command's environment, which
-   * may point the tools elsewhere.
+   * `GOPATH`, …; see `TOOL_HOMES`) and the person's git its config (`HOME`, `XDG_CONFIG_HOME`,
+   * `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`); defaults to `process.env`. Not
+   * the command's environment, which may point the tools elsewhere.
    */
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
@@ -103,10 +105,15 @@ function candidateRoots(
 }
 
 /** Refuse `given` when a symlink on its way sits in a directory the sandboxed command can write. */
-function checkLinks(given: string, links: readonly string[], isWritableDir: (dir: string) => boolean): void {
+function checkLinks(
+  given: string,
+  links: readonly string[],
+  isWritableDir: (dir: string) => boolean,
+  origin?: GitConfigOrigin,
+): void {
   for (const link of links) {
     const dir = path.dirname(link);
-    if (isWritableDir(dir)) throw new UnpinnableProtectedPathError(given, link, dir);
+    if (isWritableDir(dir)) throw new UnpinnableProtectedPathError(given, link, dir, origin);
   }
 }
 
@@ -149,7 +156,14 @@ export async function computeWritableRoots(
   const cache: LstatCache = new Map();
   const toolHomes = toolHomeCarveOuts(unique, options.hostEnv ?? process.env, options.platform ?? process.platform, cache);
   const named = [...given, ...unique.flatMap((root) => metadataCarveOuts(root)), ...toolHomes];
-  const traced = named.map((p) => ({ given: p, ...traceSymlinks(p, cache) }));
+  const tracedNamed = named.map((p) => ({ given: p, origin: undefined as GitConfigOrigin | undefined, ...traceSymlinks(p, cache) }));
+  const namedCarveOuts = outermostPaths(tracedNamed.map((t) => t.real));
+  const writableBeforeGit = (dir: string) =>
+    unique.some((r) => isPathWithin(dir, r)) && !namedCarveOuts.some((c) => isPathWithin(dir, c));
+  // What git would run or read for these repositories is held like `.git` itself. Read with the
+  // named carve-outs alone in place: they are what holds `.git` while its config is read.
+  const git = gitCarveOuts(unique, { isWritableDir: writableBeforeGit, env: options.hostEnv ?? process.env, cache });
+  const traced = [...tracedNamed, ...git.map((t) => ({ given: t.path, origin: t.origin, ...traceSymlinks(t.path, cache) }))];
   const carveOuts = outermostPaths(traced.map((t) => t.real));
   // By the path's ancestors rather than by every carve-out: a broad root holds dozens of them.
   const carveSet = new Set(carveOuts);
@@ -160,7 +174,7 @@ export async function computeWritableRoots(
     }
   };
   const isWritableDir = (dir: string) => unique.some((r) => isPathWithin(dir, r)) && !isReadOnly(dir);
-  for (const t of traced) checkLinks(t.given, t.links, isWritableDir);
+  for (const t of traced) checkLinks(t.given, t.links, isWritableDir, t.origin);
 
   /** The innermost root that contains `p` and is not `p` itself. */
   const enclosingRoot = (p: string) =>

@@ -25,3 +25,17 @@ export function codexRulesDir(env: UserPathsEnv = process.env): string {
   const codexHome = env["CODEX_HOME"];
   return path.join(codexHome ? path.resolve(codexHome) : path.join(homeDir(env), ".codex"), "rules");
 }
+
+/**
+ * The user-wide git config files git reads, in its order: `$GIT_CONFIG_GLOBAL` alone when set;
+ * otherwise `$XDG_CONFIG_HOME/git/config` (an absolute `XDG_CONFIG_HOME`, else `~/.config/git/config`)
+ * and `~/.gitconfig`. shellgate reads them to hold read-only what they make git run inside a
+ * writable root, so they must be the files the person's git reads.
+ */
+export function gitGlobalConfigFiles(env: UserPathsEnv = process.env): string[] {
+  const configured = env["GIT_CONFIG_GLOBAL"];
+  if (configured) return [configured];
+  const home = homeDir(env);
+  const xdg = env["XDG_CONFIG_HOME"];
+  return [path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config"), "git", "config"), path.join(home, ".gitconfig")];
+}

@@ -2,7 +2,7 @@
 // must hold read-only is a security invariant, and two copies of a path rule that drift apart would
 // leave a location in use that no sandbox protects.
 export { homeDir, type UserPathsEnv } from "./home.js";
-export { codexRulesDir, userConfigDir, userRulesDir } from "./config-dirs.js";
+export { codexRulesDir, gitGlobalConfigFiles, userConfigDir, userRulesDir } from "./config-dirs.js";
 export {
   codeCacheDir,
   linuxProbeCacheFile,

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { codexRulesDir, userConfigDir, userRulesDir } from "../src/index.js";
+import { codexRulesDir, gitGlobalConfigFiles, userConfigDir, userRulesDir } from "../src/index.js";
 
 describe("userConfigDir", () => {
   it("prefers SHELLGATE_CONFIG_DIR, resolved", () => {
@@ -26,5 +26,13 @@ describe("codexRulesDir", () => {
   it("is $CODEX_HOME/rules, else ~/.codex/rules", () => {
     expect(codexRulesDir({ CODEX_HOME: "/c", HOME: "/h" })).toBe("/c/rules");
     expect(codexRulesDir({ HOME: "/h" })).toBe("/h/.codex/rules");
+  });
+});
+
+describe("gitGlobalConfigFiles", () => {
+  it("is $GIT_CONFIG_GLOBAL alone, else the XDG file (an absolute XDG_CONFIG_HOME) and ~/.gitconfig, as git reads them", () => {
+    expect(gitGlobalConfigFiles({ GIT_CONFIG_GLOBAL: "/g/cfg", HOME: "/h" })).toEqual(["/g/cfg"]);
+    expect(gitGlobalConfigFiles({ XDG_CONFIG_HOME: "/x", HOME: "/h" })).toEqual(["/x/git/config", "/h/.gitconfig"]);
+    expect(gitGlobalConfigFiles({ XDG_CONFIG_HOME: "rel", HOME: "/h" })).toEqual(["/h/.config/git/config", "/h/.gitconfig"]);
   });
 });

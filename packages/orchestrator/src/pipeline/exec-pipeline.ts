@@ -1,4 +1,4 @@
-import { applyToolCaches, CommandNotFoundError as SandboxCommandNotFoundError, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
+import { applyToolCaches, CommandNotFoundError as SandboxCommandNotFoundError, DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
 import { assessCommand, type Admission } from "../admission/assess.js";
 import { fileSystemKind, hasDeniedReads } from "../admission/requirement.js";
 import {
@@ -9,6 +9,7 @@ import {
   withSandboxKept,
   type SandboxWrittenCode,
 } from "../admission/sandbox-written-code.js";
+import { RepositoryWatch } from "./repository-watch.js";
 import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFoundError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
 import { askApproval, checkCancelled, forbiddingRule } from "./approval-step.js";
@@ -16,7 +17,7 @@ import { explainAttempt, firstAttemptOverride, judgeProbe, releaseSandbox, retry
 import type { HostGrant } from "../network/grants.js";
 import { commandRuleGrant, ruleSandboxPolicy } from "../network/rule-grant.js";
 import { routeNetwork, withProxyCleanup } from "./network-step.js";
-import type { ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome } from "./types.js";
+import type { ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome, RunRepositoriesReport } from "./types.js";
 
 const FULL_ACCESS: SandboxPolicy = { mode: "danger-full-access" };
 
@@ -28,6 +29,8 @@ const FULL_ACCESS: SandboxPolicy = { mode: "danger-full-access" };
  */
 export class ExecPipeline {
   readonly #ctx: PipelineContext;
+  /** Directory listings kept between the runs of this session, for the search for new repositories. */
+  readonly #listings = new DirectoryListingCache();
 
   constructor(ctx: PipelineContext) {
     this.#ctx = ctx;
@@ -141,6 +144,7 @@ export class ExecPipeline {
       ...(!retried && denial ? { sandboxDenial: denial } : {}),
       ...(!retried && first.network ? { network: first.network } : {}),
       ...(sandboxKept ? { sandboxKept } : {}),
+      ...(!retried && first.repositories ? { runRepositories: first.repositories } : {}),
       admission,
       trace,
     });
@@ -278,7 +282,7 @@ export class ExecPipeline {
     policy: SandboxPolicy,
     launch: Launcher<T>,
     commandGrants: readonly HostGrant[],
-  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; policy: SandboxPolicy; network?: NetworkReport }> {
+  ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; policy: SandboxPolicy; network?: NetworkReport; repositories?: RunRepositoriesReport }> {
     checkCancelled(request.signal);
     const ctx = this.#ctx;
     // Again here, not only at the start of the call: an approval can wait for minutes, and the retry
@@ -306,6 +310,9 @@ export class ExecPipeline {
       if (error instanceof SandboxCommandNotFoundError) throw new CommandNotFoundError(error.program, error.detail, { cause: error });
       throw new SandboxPrepareFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
     }
+    // A sandboxed run that could write may leave a repository behind whose hooks and config the
+    // person's next git command there would run: noted before the launch, looked for after it.
+    const watch = RepositoryWatch.start(policy, env, options, request, this.#listings);
     let result: LaunchResult<T>;
     try {
       result = await launch(env);
@@ -317,7 +324,9 @@ export class ExecPipeline {
       throw new SpawnFailedError(`cannot start the command: ${errorMessage(error)}`, { cause: error });
     }
     if (result.probe) await releaseSandbox(env);
-    return { env, result, options, policy: run.policy, ...(routed.report ? { network: routed.report } : {}) };
+    const repositories = result.probe ? await watch?.finish() : undefined;
+    if (repositories) ctx.events.emit({ type: "exec.repositories", callId: request.callId, ...repositories });
+    return { env, result, options, policy: run.policy, ...(routed.report ? { network: routed.report } : {}), ...(repositories ? { repositories } : {}) };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { SandboxWrittenCode } from "../admission/sandbox-written-code.js";
-import type { ExecEnv, SandboxDenial, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
+import type { ExecEnv, RunRepository, SandboxDenial, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
 import type { Admission, AdmissionDeps } from "../admission/assess.js";
 import type { PolicyEvaluator } from "../admission/policy-types.js";
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
@@ -88,6 +88,11 @@ export interface PipelineOutcome<T> {
    * could be asked (`no_approver`) or the person denied it (`declined`). See `sandboxRetryMessage`.
    */
   sandboxRetry?: SandboxRetryStatus;
+  /**
+   * Repositories the last attempt created (or whose hooks or config it changed) inside its writable
+   * roots, when it ran sandboxed with write access and any were found, or the search was cut short.
+   */
+  runRepositories?: RunRepositoriesReport;
   admission: Admission;
   trace: DecisionTrace;
   /**
@@ -102,6 +107,20 @@ export interface PipelineOutcome<T> {
    * refused while it runs.
    */
   network?: NetworkReport;
+}
+
+/**
+ * Git repositories a sandboxed run left in its writable roots: each is a hostile repository, whose
+ * hooks and config the person's next git command there would run.
+ */
+export interface RunRepositoriesReport {
+  repositories: RunRepository[];
+  /** False when the search stopped at its directory budget (or could not run): there may be more. */
+  complete: boolean;
+  /** Directories searched. */
+  directories: number;
+  /** Of those, the ones read (the others were unchanged since an earlier run of the session). */
+  listed: number;
 }
 
 /** Why an allow rule's run outside the sandbox was withheld (see `PipelineOutcome.sandboxKept`). */

@@ -1,4 +1,5 @@
 import type { NetworkRefusal } from "../network/run-network.js";
+import type { RunRepositoriesReport } from "../pipeline/types.js";
 import type { SandboxDenial } from "@shellgate/sandbox";
 import type { z } from "zod";
 import type { SandboxRetryStatus } from "../approval/retry-message.js";
@@ -59,6 +60,11 @@ export interface ToolOutput {
    * would have run what a sandboxed command could have written: why, and each resolved path. The content says so too.
    */
   sandboxKept?: SandboxKept;
+  /**
+   * Git repositories the sandboxed run created, or whose hooks or config it changed, in its writable
+   * roots: for the person, whose next git command there would run them (see `exec.repositories`).
+   */
+  runRepositories?: RunRepositoriesReport;
 }
 
 /** One tool: its argument schema, whether a call may mutate, and how to run it. */

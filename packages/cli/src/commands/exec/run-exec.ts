@@ -1,4 +1,4 @@
-import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter, type NetworkRefusal } from "@shellgate/orchestrator";
+import { escapeForDisplay, sandboxRetryMessage, TerminalOutputFilter, type NetworkRefusal, type RunRepositoriesReport } from "@shellgate/orchestrator";
 import type { OrchestratorEvent, DecisionTrace, SandboxKept } from "@shellgate/orchestrator";
 import { denialForAudience, type SandboxDenial } from "@shellgate/sandbox";
 import { canPrompt, createTerminalPrompt } from "../../approval/terminal.js";
@@ -39,6 +39,8 @@ export interface ExecJsonResult {
    * what a sandboxed command could have written (the reason, and each resolved path).
    */
   sandboxKept?: SandboxKept;
+  /** Git repositories the sandboxed run created, or whose hooks or config it changed: their hooks and config run on your next git command there. */
+  runRepositories?: RunRepositoriesReport;
   /** What was decided and why; never contains the command, cwd, env or output. */
   trace?: DecisionTrace;
 }
@@ -143,6 +145,7 @@ export async function runExec(
   let refusals: NetworkRefusal[] = [];
   let networkNote: string | undefined;
   let sandboxKept: SandboxKept | undefined;
+  let repositories: RunRepositoriesReport | undefined;
   try {
     const response = await orchestrator.handleToolCall(call, { signal: controller.signal, onOutput });
     // The orchestrator words it for a model; a person at the terminal gets the flags instead.
@@ -152,6 +155,7 @@ export async function runExec(
     refusals = response.networkRefusals ?? [];
     networkNote = response.networkNote;
     sandboxKept = response.sandboxKept;
+    repositories = response.runRepositories;
     if (response.error) {
       failure = response.error;
       exitCode = controller.signal.aborted ? EXEC_EXIT.ABORTED : exitCodeForError(response.error);
@@ -185,6 +189,8 @@ export async function runExec(
       process.stderr.write(`shellgate exec: ${escapeForDisplay(`network: refused ${r.host}:${r.port}: ${r.reason}${r.hint ? `; to allow it: ${r.hint}` : ""}`)}\n`);
     }
   }
+  // Repositories the run left behind, last: the person's next git command there is what they would run.
+  if (repositories) for (const line of repositoryLines(repositories)) process.stderr.write(`shellgate exec: ${escapeForDisplay(line)}\n`);
   if (captured) {
     const files = {
       ...(captured.stdout.fullOutputFile ? { stdout: captured.stdout.fullOutputFile } : {}),
@@ -204,6 +210,7 @@ export async function runExec(
       ...(denial ? { sandboxDenial: denial } : {}),
       ...(refusals.length > 0 ? { networkRefusals: refusals } : {}),
       ...(sandboxKept ? { sandboxKept } : {}),
+      ...(repositories ? { runRepositories: repositories } : {}),
       ...(trace ? { trace } : {}),
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -215,6 +222,23 @@ export async function runExec(
     process.stderr.write(`shellgate exec: timed out after ${config.timeoutMs} ms; the command was killed\n`);
   }
   return exitCode;
+}
+
+/** What a person reads about the repositories a run created or changed (printed on stderr, `--json` too). */
+export function repositoryLines(report: RunRepositoriesReport): string[] {
+  const lines = report.repositories.map((r) =>
+    r.change === "created"
+      ? `the command created a git repository at ${r.path}: its hooks and config (written by the command) would run on your next git command there; inspect or remove ${r.gitPath} first`
+      : `the command changed the hooks or config of the git repository at ${r.path}: they would run on your next git command there; inspect ${r.gitPath} first`,
+  );
+  if (!report.complete) {
+    lines.push(
+      report.directories === 0
+        ? "the search for git repositories the command created could not run; look for new .git entries in its writable directories before you run git there"
+        : `the search for git repositories the command created stopped after ${report.directories} directories; there may be more in its writable directories`,
+    );
+  }
+  return lines;
 }
 
 function timeoutArg(timeoutMs: number): { timeout_ms: number } {

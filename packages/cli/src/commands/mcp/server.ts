@@ -37,16 +37,19 @@ export interface ToolHostOutput {
   sandboxDenial?: object;
   /** Why allow rules matched but the command ran in the sandbox (`SandboxKept`: the reason and each resolved path). */
   sandboxKept?: object;
+  /** Git repositories the sandboxed run created or changed (`@shellgate/orchestrator`'s `RunRepositoriesReport`). */
+  runRepositories?: object;
   error?: { code: string; message: string; field?: string };
 }
 
 /** The keys of a tool result that go into MCP `structuredContent`, when the call produced any of them. */
-const STRUCTURED_KEYS = ["exitCode", "sessionId", "fullOutputPath", "sandboxRetry", "sandboxDenial", "sandboxKept", "error"] as const;
+const STRUCTURED_KEYS = ["exitCode", "sessionId", "fullOutputPath", "sandboxRetry", "sandboxDenial", "sandboxKept", "runRepositories", "error"] as const;
 
 /**
  * The machine-readable part of a result (MCP `structuredContent`): the exit code, session id, the
  * file with the full output, the explained sandbox denial, why allow rules did not lift the sandbox
- * (with the resolved paths) and the error code, so a client can act
+ * (with the resolved paths), the git repositories the run left behind (which the client must show
+ * the person) and the error code, so a client can act
  * on them without parsing the text. Undefined when there is nothing to add.
  */
 export function structuredResult(output: ToolHostOutput): Record<string, unknown> | undefined {

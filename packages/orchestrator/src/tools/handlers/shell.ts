@@ -59,6 +59,7 @@ async function oneShotOutput(runtime: ToolRuntime, outcome: OneShotOutcome, styl
     ...(refusals ? { networkRefusals: refusals } : {}),
     ...(networkNote ? { networkNote } : {}),
     ...(outcome.sandboxKept ? { sandboxKept: outcome.sandboxKept } : {}),
+    ...(outcome.runRepositories ? { runRepositories: outcome.runRepositories } : {}),
   };
 }
 
