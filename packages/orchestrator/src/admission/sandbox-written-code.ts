@@ -2,7 +2,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { programName, wrappedCommands } from "@shellgate/execpolicy";
-import { computeWritableRoots, isPathWithin, type SandboxPolicy, type WritableRoot } from "@shellgate/sandbox";
+import {
+  computeWritableRoots,
+  gitConfigKey,
+  gitConfigReferences,
+  isPathWithin,
+  parseGitConfig,
+  readRegularFileSync,
+  type GitConfigEntry,
+  type SandboxPolicy,
+  type WritableRoot,
+} from "@shellgate/sandbox";
 import type { ApprovalPolicy } from "./approval-policy.js";
 import { renderCommand, type ExecApprovalRequirement } from "./requirement.js";
 
@@ -270,7 +280,8 @@ function looksLikeGitDir(dir: string): boolean {
 function gitdirOf(gitFile: string): string | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(gitFile, "utf8");
+    // Non-blocking and regular files only: a FIFO planted as `.git` must not hang the host.
+    text = readRegularFileSync(gitFile, { followLinks: false });
   } catch {
     return undefined;
   }
@@ -350,7 +361,7 @@ function reportGitDir(gitDir: string, command: string[], input: SandboxWrittenIn
   const real = trace(gitDir).real;
   let common = "";
   try {
-    common = fs.readFileSync(path.join(real, "commondir"), "utf8").trim();
+    common = readRegularFileSync(path.join(real, "commondir")).trim();
   } catch {
     // no shared repository named: an ordinary gitdir
   }
@@ -367,59 +378,66 @@ function reportGitDir(gitDir: string, command: string[], input: SandboxWrittenIn
   return checkGitConfigs(configs, worktree, command, input, add);
 }
 
-/** Configuration keys whose value names a program git runs (its first word) or, for `core.hooksPath`, the hooks directory. */
-const GIT_PROGRAM_KEYS = /^(core\.(hookspath|fsmonitor|pager|editor|sshcommand|askpass)|diff\.external|diff\..+\.(textconv|command)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|gpg(\..+)?\.program|credential(\..+)?\.helper|sequence\.editor|include\.path|includeif\..+\.path|pager\..+|alias\..+)$/;
+/** How deep includes are followed, as git itself does. */
+const MAX_INCLUDE_DEPTH = 10;
 
 /**
  * Report configuration files of a repository that name, by path, something a sandboxed command
  * could have written: a hooks directory, a program (fsmonitor, pager, filters, diff and merge
- * drivers, credential helpers, `!` aliases) or an included configuration file. Relative paths are
- * taken from the working tree, where git runs them (an include from the including file's
- * directory). True when anything was reported.
+ * drivers, credential helpers, `!` aliases), a script a program is given, or an included
+ * configuration file (whose own entries are judged too). Which keys count is `gitConfigReferences`,
+ * the same judgement the sandbox pins by. Relative paths are taken from the working tree, where git
+ * runs them (an include from the including file's directory). Files are read non-blocking and as
+ * regular files only; one that exists but cannot be read that way (a FIFO, a directory, malformed
+ * text) is reported as well, since git would read it. True when anything was reported.
  */
 function checkGitConfigs(configs: readonly string[], worktree: string, command: string[], input: SandboxWrittenInput, add: (f: SandboxWrittenCode) => void): boolean {
   let reported = false;
-  for (const file of configs) {
-    let text: string;
+  const seen = new Set<string>();
+  const visit = (file: string, depth: number): void => {
+    if (seen.has(file) || depth > MAX_INCLUDE_DEPTH) return;
+    seen.add(file);
+    let entries: GitConfigEntry[];
     try {
-      text = fs.readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    let section = "";
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.trim();
-      const header = /^\[\s*([^\]\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-      if (header) {
-        section = header[2] !== undefined ? `${header[1]!.toLowerCase()}.${header[2]}` : header[1]!.toLowerCase();
-        continue;
-      }
-      const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
-      if (!entry || !section) continue;
-      const key = `${section}.${entry[1]!.toLowerCase()}`;
-      if (!GIT_PROGRAM_KEYS.test(key.toLowerCase())) continue;
-      let value = entry[2]!.replace(/^"(.*)"$/, "$1").trim();
-      if (key.startsWith("alias.")) {
-        if (!value.startsWith("!")) continue;
-        value = value.slice(1).trim();
-      }
-      const hooks = key === "core.hookspath";
-      const word = hooks || key.endsWith(".path") ? value : (value.split(/\s+/)[0] ?? "");
-      if (!word || (!hooks && !key.endsWith(".path") && !word.includes("/"))) continue;
-      // An included file is named relative to the file that includes it; the rest from the working tree.
-      const target = path.resolve(key.endsWith(".path") ? path.dirname(file) : worktree, expandHome(word, input.env));
-      const hit = controlledAlong(target, input.writable);
-      if (!hit) continue;
+      entries = parseGitConfig(readRegularFileSync(file), file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
       reported = true;
-      add({
-        kind: "git_config",
-        command,
-        path: hit,
-        text: `the repository's configuration ${file} sets ${key} to ${word}, which a sandboxed command can write (git runs what is there)`,
-      });
+      add({ kind: "git_config", command, path: file, text: `the repository's configuration ${file} cannot be read as a plain configuration file (${(error as Error).message}); git reads it` });
+      return;
     }
-  }
+    for (const entry of entries) {
+      for (const ref of gitConfigReferences(entry)) {
+        // A bare program name is looked up on PATH, which the program check judges.
+        if (ref.kind === "program" && !ref.value.includes("/") && !ref.value.startsWith("~")) continue;
+        const target = path.resolve(ref.kind === "include" ? path.dirname(file) : worktree, expandHome(ref.value, input.env));
+        // A later word is a script only when it is one (`node ./x.js`), not `s/a/b/` or `cd /tmp`.
+        if (ref.kind === "argument" && !isRegularFile(target)) continue;
+        const hit = controlledAlong(target, input.writable);
+        if (!hit) {
+          if (ref.kind === "include") visit(target, depth + 1);
+          continue;
+        }
+        reported = true;
+        add({
+          kind: "git_config",
+          command,
+          path: hit,
+          text: `the repository's configuration ${file} sets ${gitConfigKey(entry)} to ${ref.value}, which a sandboxed command can write (git runs what is there)`,
+        });
+      }
+    }
+  };
+  for (const file of configs) visit(file, 0);
   return reported;
+}
+
+function isRegularFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function checkExecPath(dir: string, input: SandboxWrittenInput, command: string[], add: (f: SandboxWrittenCode) => void): void {

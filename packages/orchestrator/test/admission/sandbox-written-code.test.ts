@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -160,15 +161,42 @@ describe("findSandboxWrittenCode: git repositories", () => {
     expect(await found(["git", "status"], { cwd: path.join(ws, "src") })).toEqual([]);
   });
 
-  it("a configuration that points hooks, a monitor or an include into the workspace is reported", async () => {
-    fs.writeFileSync(path.join(ws, ".git", "config"), '[core]\n\thooksPath = .husky\n');
-    expect(await found(["git", "commit", "-m", "x"])).toEqual([
+  it("the workspace's own repository: what its configuration points into the workspace is held read-only by the sandbox, so it is not reported", async () => {
+    fs.writeFileSync(path.join(ws, ".git", "config"), '[core]\n\thooksPath = .husky\n\tfsmonitor = "./mon.sh --x"\n[include]\n\tpath = ../shared.cfg\n');
+    expect(await found(["git", "commit", "-m", "x"])).toEqual([]);
+    const writable = await sandboxWritable(POLICY, { cwd: ws, env: { HOME: host } });
+    for (const held of [".husky", "mon.sh", "shared.cfg"]) expect(writable(path.join(ws, held)), held).toBe(false);
+    // control: the rest of the workspace is writable
+    expect(writable(path.join(ws, "src"))).toBe(true);
+  });
+
+  it("a repository the sandbox does not hold (named by --git-dir) whose configuration points hooks, a monitor, a script or an include into the workspace is reported", async () => {
+    const repo = path.join(host, "repo.git");
+    for (const d of ["objects", "refs"]) fs.mkdirSync(path.join(repo, d), { recursive: true });
+    fs.writeFileSync(path.join(repo, "HEAD"), "ref: refs/heads/main\n");
+    fs.writeFileSync(path.join(repo, "config"), `[core]\n\thooksPath = ${path.join(ws, ".husky")}\n`);
+    expect(await found(["git", `--git-dir=${repo}`, "commit", "-m", "x"])).toEqual([
       expect.objectContaining({ kind: "git_config", path: path.join(ws, ".husky"), text: expect.stringContaining("core.hookspath") }),
     ]);
-    fs.writeFileSync(path.join(ws, ".git", "config"), '[core]\n\tfsmonitor = "./mon.sh --x"\n[include]\n\tpath = ../shared.cfg\n');
-    expect((await found(["git", "status"])).map((f) => f.path)).toEqual([path.join(ws, "mon.sh"), path.join(ws, "shared.cfg")]);
-    fs.writeFileSync(path.join(ws, ".git", "config"), '[alias]\n\tst = "!./tools/st.sh"\n[diff "x"]\n\ttextconv = tools/conv\n');
-    expect((await found(["git", "diff"])).map((f) => f.path)).toEqual([path.join(ws, "tools", "st.sh"), path.join(ws, "tools", "conv")]);
+    fs.writeFileSync(path.join(repo, "config"), `[core]\n\tfsmonitor = "${path.join(ws, "mon.sh")} --x"\n[include]\n\tpath = ${path.join(ws, "shared.cfg")}\n`);
+    expect((await found(["git", `--git-dir=${repo}`, "status"])).map((f) => f.path)).toEqual([path.join(ws, "mon.sh"), path.join(ws, "shared.cfg")]);
+    plant(path.join(ws, "tools", "st.sh"));
+    fs.writeFileSync(path.join(repo, "config"), `[alias]\n\tst = "!sh ${path.join(ws, "tools", "st.sh")}"\n[diff "x"]\n\ttextconv = ${path.join(ws, "tools", "conv")}\n`);
+    expect((await found(["git", `--git-dir=${repo}`, "diff"])).map((f) => f.path)).toEqual([path.join(ws, "tools", "st.sh"), path.join(ws, "tools", "conv")]);
+    // an include the sandbox cannot write is read in turn: what it names is judged too
+    fs.writeFileSync(path.join(host, "inc.cfg"), `[core]\n\tpager = ${path.join(ws, "pager")}\n`);
+    fs.writeFileSync(path.join(repo, "config"), `[include]\n\tpath = ${path.join(host, "inc.cfg")}\n`);
+    expect((await found(["git", `--git-dir=${repo}`, "log"])).map((f) => f.path)).toEqual([path.join(ws, "pager")]);
+  });
+
+  it("a configuration file git would read that is not a regular file is reported, without waiting on it", async () => {
+    const repo = path.join(host, "repo.git");
+    for (const d of ["objects", "refs"]) fs.mkdirSync(path.join(repo, d), { recursive: true });
+    fs.writeFileSync(path.join(repo, "HEAD"), "ref: refs/heads/main\n");
+    execFileSync("mkfifo", [path.join(repo, "config")]);
+    expect(await found(["git", `--git-dir=${repo}`, "log"])).toEqual([
+      expect.objectContaining({ kind: "git_config", path: path.join(repo, "config"), text: expect.stringContaining("FIFO") }),
+    ]);
   });
 
   it("CONTROL: a configuration naming host programs, or the default hooks inside the read-only .git, is not", async () => {
