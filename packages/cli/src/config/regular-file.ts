@@ -1,41 +1,18 @@
-import fs from "node:fs";
+import { readRegularFileSync as readRegular, SandboxNotRegularFileError } from "@shellgate/sandbox";
 import { NotRegularFileError } from "../errors.js";
 
-/** What `stat` says sits at a path, in words. */
-function kindOf(st: fs.Stats): string {
-  if (st.isFIFO()) return "FIFO";
-  if (st.isSocket()) return "socket";
-  if (st.isCharacterDevice()) return "character device";
-  if (st.isBlockDevice()) return "block device";
-  if (st.isDirectory()) return "directory";
-  if (st.isSymbolicLink()) return "symbolic link";
-  return "file of unknown type";
-}
-
 /**
- * The text of `file` if it is a regular file. It is opened non-blocking (opening a FIFO for reading
- * would wait for a writer, reading one for data) and judged by `fstat` of that descriptor, so what
- * is checked is what is read; links are followed (a config file may be one), the file they reach
+ * The text of a configuration file if it is a regular file: the sandbox package's reader (opened
+ * non-blocking, judged by `fstat` of the descriptor, so a FIFO planted as a config file is refused
+ * rather than waited on); links are followed, since a config file may be one, and the file they reach
  * is judged. Errors of the open itself (ENOENT, EACCES) are thrown as they come.
- * @throws NotRegularFileError for anything but a regular file (a unix socket: its open fails with ENXIO).
+ * @throws NotRegularFileError (a configuration error, exit 125) for anything but a regular file.
  */
 export function readRegularFileSync(file: string): string {
-  const flags = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
-  let fd: number;
   try {
-    fd = fs.openSync(file, flags);
+    return readRegular(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENXIO") {
-      const st = fs.statSync(file, { throwIfNoEntry: false });
-      if (st && !st.isFile()) throw new NotRegularFileError(file, kindOf(st));
-    }
+    if (error instanceof SandboxNotRegularFileError) throw new NotRegularFileError(file, error.found);
     throw error;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new NotRegularFileError(file, kindOf(st));
-    return fs.readFileSync(fd, "utf8");
-  } finally {
-    fs.closeSync(fd);
   }
 }
