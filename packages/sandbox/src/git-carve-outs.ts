@@ -170,7 +170,16 @@ export function gitCarveOuts(roots: readonly string[], options: GitCarveOutOptio
       }
     }
   }
-  // Every config file read is held too (missing ones included: the command could create them).
-  for (const { file, origin } of ctx.files) targets.push({ path: file, origin });
+  // Every config file read is held too, a missing one included where a config names it (an
+  // include the command could otherwise create). The files git looks for on its own (`~/.gitconfig`,
+  // `$XDG_CONFIG_HOME/git/config`, the system file) are held only when they exist: a missing one
+  // could be held only by an empty directory, and git — the person's too, while the run lasts —
+  // fails on a directory in a config file's place. (A home inside a writable root is a broad grant;
+  // the missing file is then creatable, as the missing rc files of a tool home are.)
+  const defaults = new Set(globalGitConfigFiles(options.env));
+  for (const { file, origin } of ctx.files) {
+    if (defaults.has(file) && lstatOrUndefined(file) === undefined) continue;
+    targets.push({ path: file, origin });
+  }
   return targets;
 }

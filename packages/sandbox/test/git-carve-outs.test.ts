@@ -64,6 +64,19 @@ describe("git configuration: what git would run or read is held read-only", () =
     expect(list).toEqual(expect.arrayContaining([path.join(ws, "shared.gitconfig"), path.join(ws, "bin/ssh-wrap")]));
   });
 
+  it("holds the user's global config when it exists, and makes no directory in the place of a missing one (git would fail on it)", async () => {
+    const { ws, home, gitEnv } = await repo("");
+    // the home lies in a writable root (a broad grant): its ~/.gitconfig is what git reads by itself
+    const missing = await held(ws, gitEnv, [home]);
+    expect(missing).not.toContain(path.join(home, ".gitconfig"));
+    expect(missing).not.toContain(path.join(home, ".config", "git", "config"));
+    await layout(home, { ".gitconfig": "[user]\n\tname = x\n" });
+    expect(await held(ws, gitEnv, [home])).toContain(path.join(home, ".gitconfig"));
+    // control: a missing file a config names explicitly is held (the command could create it)
+    const named = await repo("[include]\n\tpath = ../absent.gitconfig\n");
+    expect(await held(named.ws, named.gitEnv)).toContain(path.join(named.ws, "absent.gitconfig"));
+  });
+
   it("holds the program path of every key that names a command, and a script argument that exists", async () => {
     const config = [
       "[core]",
