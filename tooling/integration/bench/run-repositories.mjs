@@ -85,7 +85,9 @@ const cachedCpu = process.cpuUsage(cachedCpu0);
 const cachedCpuEach = (cachedCpu.user + cachedCpu.system) / 1000 / (RUNS + Math.min(WARMUP, RUNS));
 report("the search alone, later calls of a session (cache)", cached, `${fmt(cachedCpuEach)} CPU each, x${(search.median / cached.median).toFixed(2)} faster`);
 
-const call = (orchestrator) => orchestrator.handleToolCall({ name: "shell_command", arguments: '{"command":"true","login":false}' });
+// Not `true`: a known-safe command cannot make a repository and is not searched after. `mkdir -p`
+// is as short a run, and one that could write.
+const call = (orchestrator) => orchestrator.handleToolCall({ name: "shell_command", arguments: '{"command":"mkdir -p .bench","login":false}' });
 async function sandboxedCalls(cwd) {
   const orchestrator = await Orchestrator.create({ cwd, hostEnv, shell: "/bin/bash", approvalPolicy: "never", sandboxPolicy: policy, sandboxBackends: [createLinuxSandboxBackend()] });
   try {
@@ -102,9 +104,9 @@ try {
   console.log(`sandboxed calls skipped: ${error instanceof Error ? error.message : String(error)}`);
 }
 if (emptyCalls) {
-  report("sandboxed `true`, empty workspace (search reads 1 directory)", emptyCalls);
+  report("sandboxed `mkdir -p`, empty workspace (search reads 1 directory)", emptyCalls);
   const bigCalls = await sandboxedCalls(big);
-  report(`sandboxed \`true\`, workspace with node_modules (a session)`, bigCalls, `x${(bigCalls.median / emptyCalls.median).toFixed(2)} vs the empty workspace`);
+  report(`sandboxed \`mkdir -p\`, workspace with node_modules (a session)`, bigCalls, `x${(bigCalls.median / emptyCalls.median).toFixed(2)} vs the empty workspace`);
   console.log(
     `${"what the search adds per call".padEnd(60)} median ${fmt(bigCalls.median - emptyCalls.median).padStart(10)}  ` +
       `a first search (a \`shellgate exec\`) is ${((search.median / emptyCalls.median) * 100).toFixed(0)}% of a sandboxed call without it, a later one in a session ${((cached.median / emptyCalls.median) * 100).toFixed(0)}%`,

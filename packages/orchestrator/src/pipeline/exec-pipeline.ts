@@ -1,5 +1,5 @@
 import { applyToolCaches, CommandNotFoundError as SandboxCommandNotFoundError, DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
-import { assessCommand, type Admission } from "../admission/assess.js";
+import { assessCommand, isKnownSafeCommand, type Admission } from "../admission/assess.js";
 import { fileSystemKind, hasDeniedReads } from "../admission/requirement.js";
 import {
   findSandboxWrittenCode,
@@ -311,8 +311,12 @@ export class ExecPipeline {
       throw new SandboxPrepareFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
     }
     // A sandboxed run that could write may leave a repository behind whose hooks and config the
-    // person's next git command there would run: noted before the launch, looked for after it.
-    const watch = RepositoryWatch.start(policy, env, options, request, this.#listings);
+    // person's next git command there would run: noted before the launch, looked for after it. A
+    // known-safe command (read-only by the heuristic that lets it run unasked) cannot make one, and
+    // is spared the search, which reads every directory of the workspace.
+    const watch = policy.mode === "workspace-write" && !(await isKnownSafeCommand(request.argv))
+      ? RepositoryWatch.start(policy, env, options, request, this.#listings)
+      : undefined;
     let result: LaunchResult<T>;
     try {
       result = await launch(env);

@@ -57,4 +57,20 @@ describe("repositories a sandboxed run leaves behind", () => {
     expect(out.runRepositories).toBeUndefined();
     expect(repositoryEvents(events)).toEqual([]);
   });
+
+  it("a known-safe command is not searched: it cannot make a repository (control: the same run as `make` is)", async () => {
+    const ws = workspace();
+    const { ctx, events } = makeContext({ sandboxPolicy: writePolicy, approvalPolicy: "never", sandboxPolicyCwd: ws });
+    const launch = (name: string) => async () => {
+      fs.mkdirSync(path.join(ws, name, ".git"), { recursive: true });
+      return { value: "done", probe: probe(0) };
+    };
+    for (const argv of [["ls", "-la"], ["bash", "-lc", "ls -la && cat README.md"]]) {
+      const out = await new ExecPipeline(ctx).run(request({ cwd: ws, argv }), launch(argv[0]!));
+      expect(out.runRepositories, argv.join(" ")).toBeUndefined();
+    }
+    expect(repositoryEvents(events)).toEqual([]);
+    const out = await new ExecPipeline(ctx).run(request({ cwd: ws, argv: ["make", "all"] }), launch("made"));
+    expect(out.runRepositories?.repositories.map((r) => path.basename(r.path))).toEqual(expect.arrayContaining(["made"]));
+  });
 });
