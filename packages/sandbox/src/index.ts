@@ -17,7 +17,7 @@ export {
   type RepositoryScan,
   type RepositoryScanOptions,
 } from "./new-repositories.js";
-export { isPathWithin, readRegularFileSync } from "./paths.js";
+export { isPathWithin, readRegularFileSync, traceSymlinks, type LstatCache, type TracedPath } from "./paths.js";
 export { SandboxManager, type BackendChoice, type BackendReport, type SandboxManagerOptions } from "./manager.js";
 export {
   isLikelySandboxDenied,

@@ -9,7 +9,9 @@ import {
   isPathWithin,
   parseGitConfig,
   readRegularFileSync,
+  traceSymlinks,
   type GitConfigEntry,
+  type LstatCache,
   type SandboxPolicy,
   type WritableRoot,
 } from "@shellgate/sandbox";
@@ -85,53 +87,18 @@ export async function sandboxWritable(
 }
 
 /** lstat results of one check (a call looks up the same directories many times: PATH, git's walk). */
-type LstatCache = Map<string, fs.Stats | null>;
 let lstatCache: LstatCache | undefined;
 
-function lstatCached(p: string): fs.Stats | null {
-  const cached = lstatCache?.get(p);
-  if (cached !== undefined) return cached;
-  let stat: fs.Stats | null;
-  try {
-    stat = fs.lstatSync(p);
-  } catch {
-    stat = null;
-  }
+function lstatCached(p: string): fs.Stats | undefined {
+  if (lstatCache?.has(p)) return lstatCache.get(p);
+  const stat = fs.lstatSync(p, { throwIfNoEntry: false });
   lstatCache?.set(p, stat);
   return stat;
 }
 
-/** `p` physically: every symlink on the way followed (the links are returned), missing tails kept as written. */
+/** `p` physically (the sandbox's own tracing): every symlink on the way followed and returned, missing tails kept as written. */
 function trace(p: string): { real: string; links: string[] } {
-  const links: string[] = [];
-  let pending = p.split("/").filter((s) => s.length > 0);
-  let current = "/";
-  let hops = 0;
-  while (pending.length > 0) {
-    const part = pending.shift()!;
-    if (part === ".") continue;
-    if (part === "..") {
-      current = path.dirname(current);
-      continue;
-    }
-    const next = path.join(current, part);
-    const stat = lstatCached(next);
-    if (stat === null) return { real: path.join(next, ...pending), links };
-    if (stat.isSymbolicLink() && hops++ < 40) {
-      links.push(next);
-      let target: string;
-      try {
-        target = fs.readlinkSync(next);
-      } catch {
-        return { real: path.join(next, ...pending), links };
-      }
-      pending = [...target.split("/").filter((s) => s.length > 0), ...pending];
-      if (target.startsWith("/")) current = "/";
-      continue;
-    }
-    current = next;
-  }
-  return { real: current, links };
+  return traceSymlinks(p, lstatCache);
 }
 
 /** The first place on the way to `p` a sandboxed command controls: the real path, or a symlink it can replace. */
@@ -148,7 +115,7 @@ export function programControlled(writable: (p: string) => boolean): (p: string)
 
 function isExecutableFile(p: string): boolean {
   const own = lstatCached(p);
-  if (own === null) return false;
+  if (own === undefined) return false;
   try {
     if (!(own.isFile() || fs.statSync(p).isFile())) return false;
     fs.accessSync(p, fs.constants.X_OK);
