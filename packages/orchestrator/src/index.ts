@@ -87,6 +87,7 @@ export { escapeForDisplay, hasHiddenCharacters } from "./output/escape.js";
 export { TerminalOutputFilter, filterTerminalOutput, type TerminalOutputFilterOptions } from "./output/terminal-filter.js";
 export { sandboxRetryMessage, type SandboxRetryStatus } from "./approval/retry-message.js";
 export { DEFAULT_SPILL_LIMIT_BYTES, DEFAULT_SPILL_MAX_AGE_MS, defaultSpillDir, spillMarker } from "./output/spill.js";
+export { checkPrivateDirSync, UnfitDirectoryError, type PrivateDir } from "./output/private-dir.js";
 
 // Errors (one hierarchy, stable `code`s).
 export {

@@ -22,13 +22,8 @@ export class UnfitDirectoryError extends Error {
 
 const uid = () => process.getuid?.();
 
-/**
- * Check, without following a link, that `dir` is a directory (not a symlink), owned by this user
- * (POSIX), and writable by neither group nor others: nobody else can then put a name into it.
- * @throws UnfitDirectoryError saying which of these fails; the lstat error when it does not exist.
- */
-export async function checkPrivateDir(dir: string): Promise<PrivateDir> {
-  const info = await fs.promises.lstat(dir);
+/** Judge what `lstat` found at `dir` (see `checkPrivateDir`). */
+function judgePrivateDir(dir: string, info: fs.Stats): PrivateDir {
   if (info.isSymbolicLink()) throw new UnfitDirectoryError(dir, "is a symlink; a private directory is never reached through a link", "ELOOP");
   if (!info.isDirectory()) throw new UnfitDirectoryError(dir, "is not a directory", "ENOTDIR");
   const me = uid();
@@ -37,6 +32,24 @@ export async function checkPrivateDir(dir: string): Promise<PrivateDir> {
     throw new UnfitDirectoryError(dir, `is writable by group or others (mode ${(info.mode & 0o777).toString(8)})`, "EPERM");
   }
   return { path: dir, dev: info.dev, ino: info.ino };
+}
+
+/**
+ * Check, without following a link, that `dir` is a directory (not a symlink), owned by this user
+ * (POSIX), and writable by neither group nor others: nobody else can then put a name into it.
+ * @throws UnfitDirectoryError saying which of these fails; the lstat error when it does not exist.
+ */
+export async function checkPrivateDir(dir: string): Promise<PrivateDir> {
+  return judgePrivateDir(dir, await fs.promises.lstat(dir));
+}
+
+/**
+ * `checkPrivateDir` for callers that write synchronously (`shellgate exec` writes its captures as
+ * output arrives): the same judgement of the same `lstat`.
+ * @throws UnfitDirectoryError saying which check fails; the lstat error when it does not exist.
+ */
+export function checkPrivateDirSync(dir: string): PrivateDir {
+  return judgePrivateDir(dir, fs.lstatSync(dir));
 }
 
 /** Make `dir` (and missing parents, 0700) and check it is private (see `checkPrivateDir`). */

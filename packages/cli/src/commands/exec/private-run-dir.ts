@@ -2,9 +2,9 @@
 // prompt) hold what the command printed. They go to a directory of their own in the orchestrator's
 // spill location (shellgate's cache directory, held read-only in every sandbox), never a temp directory
 // the command can write, and nothing is removed by name once that directory is not the one made.
-import { constants, lstatSync, mkdirSync, mkdtempSync } from "node:fs";
+import { constants, mkdirSync, mkdtempSync } from "node:fs";
 import path from "node:path";
-import { defaultSpillDir } from "@shellgate/orchestrator";
+import { checkPrivateDirSync, defaultSpillDir } from "@shellgate/orchestrator";
 
 /** A directory made for one run, with the identity it had when made. */
 export interface PrivateRunDir {
@@ -16,14 +16,10 @@ export interface PrivateRunDir {
 /** Open flags for a new file in a private run directory: created here, never through a link. */
 export const CREATE_PRIVATE_FILE = constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
-/** A directory's device and inode, looked at without following a link; throws unless it is this user's own private directory. */
+/** A directory's device and inode; throws unless it is this user's own private directory (the orchestrator's check). */
 function privateDirIdentity(dir: string): { dev: number; ino: number } {
-  const info = lstatSync(dir);
-  const uid = process.getuid?.();
-  if (!info.isDirectory()) throw new Error(`${dir} is not a directory (a symlink is not accepted)`);
-  if (uid !== undefined && info.uid !== uid) throw new Error(`${dir} is owned by uid ${info.uid}, not by this user (${uid})`);
-  if (process.platform !== "win32" && (info.mode & 0o022) !== 0) throw new Error(`${dir} is writable by group or others`);
-  return { dev: info.dev, ino: info.ino };
+  const { dev, ino } = checkPrivateDirSync(dir);
+  return { dev, ino };
 }
 
 /**
