@@ -4,7 +4,7 @@ import { gitGlobalConfigFiles } from "@shellgate/user-paths";
 import { SandboxNotRegularFileError, type GitConfigOrigin } from "./errors.js";
 import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js";
 import { expandGitPath, readGitConfigChain, type GitConfigReadContext } from "./git-config-read.js";
-import { lstatOrUndefined, readRegularFileSync, traceSymlinks, type LstatCache } from "./paths.js";
+import { lstatIfReachable, lstatOrUndefined, readRegularFileSync, traceSymlinks, type LstatCache } from "./paths.js";
 
 /**
  * A path git would run or read as configuration, to be held read-only where it lies in a writable
@@ -165,7 +165,7 @@ export function gitCarveOuts(roots: readonly string[], options: GitCarveOutOptio
         const target = expandGitPath(ref.value, repo.top, home);
         if (target === undefined) continue;
         // A script argument is held only when it is one: see `gitConfigReferences`.
-        if (ref.kind === "argument" && !lstatOrUndefined(target)?.isFile()) continue;
+        if (ref.kind === "argument" && !lstatIfReachable(target)?.isFile()) continue;
         targets.push({ path: target, origin });
       }
     }
@@ -178,7 +178,7 @@ export function gitCarveOuts(roots: readonly string[], options: GitCarveOutOptio
   // the missing file is then creatable, as the missing rc files of a tool home are.)
   const defaults = new Set(globalGitConfigFiles(options.env));
   for (const { file, origin } of ctx.files) {
-    if (defaults.has(file) && lstatOrUndefined(file) === undefined) continue;
+    if (defaults.has(file) && lstatIfReachable(file) === undefined) continue;
     targets.push({ path: file, origin });
   }
   return targets;

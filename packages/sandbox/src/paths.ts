@@ -44,6 +44,21 @@ export function lstatOrUndefined(p: string): fs.Stats | undefined {
   }
 }
 
+/**
+ * `lstat` that answers `undefined` also when this user may not reach the path (a parent it cannot
+ * search). For files another program of the same user looks up, git's configuration above all: git
+ * skips a config file it is denied, and the sandboxed command, the same user, cannot reach it either.
+ */
+export function lstatIfReachable(p: string): fs.Stats | undefined {
+  try {
+    return lstatOrUndefined(p);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code === "EACCES" || code === "EPERM") return undefined;
+    throw error;
+  }
+}
+
 /** `realpath` + `stat` that answers `undefined` when the path (or its target) does not exist. */
 export function realDirectoryOrUndefined(p: string): string | undefined {
   try {

@@ -32,6 +32,15 @@ async function refused<E>(promise: Promise<unknown>, type: new (...args: never[]
 
 const hasGit = spawnSync("git", ["--version"]).status === 0;
 
+/** Why this file cannot run node as nobody here, or undefined when it can. */
+function nobodyCannotRun(): string | undefined {
+  if (process.getuid?.() !== 0) return "not running as root";
+  if (spawnSync("setpriv", ["--version"]).status !== 0) return "setpriv is missing";
+  const probe = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "test", "-r", new URL("../dist/index.js", import.meta.url).pathname]);
+  return probe.status === 0 ? undefined : "nobody cannot read this checkout's dist/ (a private parent directory)";
+}
+const asNobodySkip = nobodyCannotRun();
+
 describe("git configuration: what git would run or read is held read-only", () => {
   it("holds a husky hooks directory (`core.hooksPath`), present or not", async () => {
     const { ws, gitEnv } = await repo("[core]\n\thooksPath = .husky/_\n", { ".husky/_/pre-commit": "#!/bin/sh\n" });
@@ -237,6 +246,35 @@ describe("git configuration: the user's own config files", () => {
     const { ws, gitEnv } = await repo("");
     await expect(held(ws, { ...gitEnv, GIT_CONFIG_GLOBAL: "/dev/null" })).resolves.toContain(path.join(ws, ".git"));
   });
+
+  // A user whose HOME is a directory it cannot search (a service user started with root's HOME).
+  it.skipIf(asNobodySkip !== undefined)(
+    `skips a global config the user cannot reach, as git does${asNobodySkip ? ` (skipped: ${asNobodySkip})` : ""}`,
+    async () => {
+      const base = await tempDir();
+      await fs.chmod(base, 0o755);
+      await layout(base, { "ws/.git/hooks/": "", "home/.config/git/config": "[core]\n\tpager = from-private-home\n" });
+      await fs.chmod(path.join(base, "home"), 0o700);
+      await fs.chmod(path.join(base, "ws"), 0o777);
+      const hostEnv = { HOME: path.join(base, "home"), GIT_CONFIG_NOSYSTEM: "1", PATH: process.env["PATH"] ?? "/usr/bin:/bin" };
+      const asNobody = (argv: string[]) =>
+        spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ...argv], { cwd: path.join(base, "ws"), env: hostEnv, encoding: "utf8" });
+      // Control: git, as that user, reads its default pager, not the config it cannot reach.
+      if (hasGit) expect(asNobody(["git", "var", "GIT_PAGER"]).stdout.trim()).not.toBe("from-private-home");
+      const index = new URL("../dist/index.js", import.meta.url).pathname;
+      const script = `
+        const { computeWritableRoots } = await import(${JSON.stringify(index)});
+        const roots = await computeWritableRoots(
+          { mode: "workspace-write", writableRoots: [], networkAccess: false, excludeTmpdirEnvVar: true, excludeSlashTmp: true, deniedReadPaths: [] },
+          { cwd: process.cwd(), env: {}, hostEnv: process.env });
+        console.log(JSON.stringify(roots.flatMap((r) => r.readOnlySubpaths)));`;
+      const r = asNobody([process.execPath, "--input-type=module", "-e", script]);
+      expect(r.stderr).toBe("");
+      const heldPaths = JSON.parse(r.stdout) as string[];
+      expect(heldPaths).toContain(path.join(base, "ws", ".git"));
+      expect(heldPaths.some((p) => p.startsWith(path.join(base, "home")))).toBe(false);
+    },
+  );
 });
 
 describe("git configuration: submodules", () => {
