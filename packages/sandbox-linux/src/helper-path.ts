@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LinuxSandboxError } from "./errors.js";
 
@@ -61,10 +61,21 @@ export function locateHelper(): string | undefined {
     return undefined;
   }
   const sibling = fileURLToPath(new URL(`./native/${target}/${HELPER_NAME}`, import.meta.url));
-  if (existsSync(sibling)) return sibling;
+  if (existsSync(sibling)) return inRealDirectory(sibling);
   const pkg = packageJsonPath();
   const viaPackage = pkg ? join(dirname(pkg), "dist", "native", target, HELPER_NAME) : undefined;
-  return viaPackage && existsSync(viaPackage) ? viaPackage : undefined;
+  return viaPackage && existsSync(viaPackage) ? inRealDirectory(viaPackage) : undefined;
+}
+
+/**
+ * `file` with its directory's symbolic links resolved. This module's own URL can name it through
+ * the workspace link in `node_modules` (Node's loader does not always resolve it), and the trust
+ * checks must hold the directory where the helper really is: a link inside a writable root cannot be
+ * pinned, so a checkout under /tmp would refuse every run. The file itself stays as named: a helper
+ * that is a symlink is for `checkHostBinary` to refuse.
+ */
+function inRealDirectory(file: string): string {
+  return join(realpathSync.native(dirname(file)), basename(file));
 }
 
 let resolvedPackageJson: string | null | undefined;

@@ -54,9 +54,14 @@ async function until(check: () => boolean): Promise<boolean> {
   return check();
 }
 
-/** `argv` sandboxed under workspace-write, on a dedicated terminal or not. */
+/**
+ * `argv` sandboxed under workspace-write, on a dedicated terminal or not. /tmp and TMPDIR are left
+ * out of the writable roots: a checkout under /tmp would otherwise hold the helper inside a writable
+ * root, which every run rightly refuses, and these tests are about the terminal, not /tmp.
+ */
 async function prepared(backend: SandboxBackend, argv: readonly string[], dedicatedTerminal: boolean) {
-  return backend.transform({ argv, cwd: dirs.ws, env }, parseSandboxPolicy({ mode: "workspace-write" }), {
+  const policy = parseSandboxPolicy({ mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true });
+  return backend.transform({ argv, cwd: dirs.ws, env }, policy, {
     sandboxPolicyCwd: dirs.ws,
     dedicatedTerminal,
   });

@@ -9,6 +9,7 @@ export interface PackReport {
   filename: string;
   files: { path: string; size: number; mode: number }[];
 }
+export declare function packTarballs(dest: string, env?: Record<string, string>): Promise<PackReport[]>;
 export interface ConsumerProject {
   root: string;
   tarballs: string;

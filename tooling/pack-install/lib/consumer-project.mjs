@@ -53,6 +53,16 @@ export function lockVersion(name) {
 }
 
 /**
+ * `npm pack` of every publishable package into `dest`, in one npm process (prepack scripts run, e.g.
+ * sandbox-linux's helper check). Resolves to npm's `--json` report, one entry per tarball.
+ */
+export async function packTarballs(dest, env = cleanEnv()) {
+  const workspaces = publishablePackages().flatMap(([name]) => ["--workspace", name]);
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", dest, ...workspaces], { cwd: REPO_ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout);
+}
+
+/**
  * Pack, make the project, install. Resolves to the paths and the `npm pack --json` reports (their
  * `files` lists say what each tarball holds). `log` gets one line per step.
  */
@@ -65,10 +75,9 @@ export async function createConsumerProject({ extraDependencies = ["@modelcontex
   for (const d of [tarballs, project, home]) mkdirSync(d, { mode: 0o700 });
   const env = cleanEnv();
 
-  const packages = publishablePackages();
   let started = Date.now();
-  // One npm process for all of them (prepack scripts run, e.g. sandbox-linux's helper check).
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", tarballs, ...packages.flatMap(([name]) => ["--workspace", name])], {
+  // Through the script the README gives users, so the documented install is the one tested.
+  const { stdout } = await run(process.execPath, [path.join(REPO_ROOT, "scripts", "pack-tarballs.mjs"), "--json", tarballs], {
     cwd: REPO_ROOT, env, maxBuffer: 64 * 1024 * 1024,
   });
   const packed = JSON.parse(stdout);
