@@ -6,7 +6,8 @@ export type CliErrorCode =
   | "CLI_BROAD_WORKSPACE"
   | "CLI_NO_TERMINAL"
   | "CLI_SANDBOX_BACKEND_PACKAGE"
-  | "CLI_BUNDLE_FORMAT";
+  | "CLI_BUNDLE_FORMAT"
+  | "CLI_MCP_UNKNOWN_TOOL";
 
 /** Base class of the CLI's own errors; `code` is stable across releases. */
 export class CliError extends Error {
@@ -147,6 +148,21 @@ const BROAD_TEXT: Record<BroadRootReason, string> = {
 export class NoTerminalError extends CliError {
   constructor(message: string) {
     super("CLI_NO_TERMINAL", message);
+  }
+}
+
+/**
+ * An MCP `tools/call` named a tool this server does not list. The MCP server answers it as the
+ * JSON-RPC error -32602 (invalid params) with this message, and `code` and the tool names in its data.
+ */
+export class UnknownMcpToolError extends CliError {
+  readonly tool: string;
+  /** The tools this server lists (as `--tools` chose them). */
+  readonly knownTools: readonly string[];
+  constructor(tool: string, knownTools: readonly string[]) {
+    super("CLI_MCP_UNKNOWN_TOOL", `unknown tool ${JSON.stringify(tool)}; this server's tools are ${knownTools.join(", ")}`);
+    this.tool = tool;
+    this.knownTools = [...knownTools];
   }
 }
 

@@ -8,6 +8,7 @@ export {
   UntrustedProjectConfigError,
   BroadWorkspaceError,
   NoTerminalError,
+  UnknownMcpToolError,
   SandboxBackendPackageError,
   type BackendPackageProblem,
   type CliErrorCode,

@@ -39,19 +39,57 @@ export const ToolCallSchema = z
   });
 export type ToolCall = z.input<typeof ToolCallSchema>;
 
-/** Render the first zod issue as `{ field, message }`; `field` is the dotted path ("command.0") or the unknown key. */
-export function describeIssue(error: z.ZodError): { field: string; message: string } {
-  const issue = error.issues[0];
-  if (!issue) return { field: "(arguments)", message: "invalid value" };
-  const base = issue.path.map(String).join(".");
-  if (issue.code === "unrecognized_keys") {
-    const key = issue.keys[0] ?? "";
-    return { field: base ? `${base}.${key}` : key, message: "unknown field" };
+/** One problem with a call's arguments, as the model is told it. */
+export interface ArgumentIssue {
+  /** The dotted path of the argument ("command", "command.0"), the unknown key, or "(arguments)". */
+  field: string;
+  /** `missing`: absent but required; `wrong_type`: present with another JSON type; `unknown_field`; `invalid`: anything else. */
+  kind: "missing" | "wrong_type" | "unknown_field" | "invalid";
+  /** "required field is missing", "expected string, got number", "unknown field", or zod's own message. */
+  message: string;
+}
+
+/**
+ * Every zod issue as an {@link ArgumentIssue}. `input` is what was validated: zod 4 leaves the
+ * offending value out of its issues (unless asked to report it), so whether a field is missing or
+ * has the wrong type is read from the input itself, at the issue's path.
+ */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown): ArgumentIssue[] {
+  return issues.map((issue) => {
+    const base = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      const key = issue.keys[0] ?? "";
+      return { field: base ? `${base}.${key}` : key, kind: "unknown_field", message: "unknown field" };
+    }
+    const field = base || "(arguments)";
+    if (issue.code === "invalid_type") {
+      const found = valueAt(input, issue.path);
+      if (!found.present || found.value === undefined) return { field, kind: "missing", message: "required field is missing" };
+      return { field, kind: "wrong_type", message: `expected ${issue.expected}, got ${jsonTypeOf(found.value)}` };
+    }
+    return { field, kind: "invalid", message: issue.message };
+  });
+}
+
+/** The first issue of `error` (see {@link describeIssues}), for errors that name one field. */
+export function describeIssue(error: z.ZodError, input: unknown): ArgumentIssue {
+  return describeIssues(error.issues, input)[0] ?? { field: "(arguments)", kind: "invalid", message: "invalid value" };
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): { present: boolean; value?: unknown } {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== "object" || !Object.prototype.hasOwnProperty.call(current, key)) return { present: false };
+    current = (current as Record<PropertyKey, unknown>)[key];
   }
-  if (issue.code === "invalid_type" && issue.input === undefined) {
-    return { field: base || "(arguments)", message: "required field is missing" };
-  }
-  return { field: base || "(arguments)", message: issue.message };
+  return { present: true, value: current };
+}
+
+/** The JSON name of a value's type, as a model that wrote the JSON would call it. */
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
 }
 
 /**
@@ -95,7 +133,7 @@ export function parseToolArguments<S extends z.ZodType>(tool: string, schema: S,
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
-    const { field, message } = describeIssue(result.error);
+    const { field, message } = describeIssue(result.error, raw);
     throw new InvalidToolArgumentsError(tool, field, message, { cause: result.error });
   }
   return result.data as z.infer<S>;

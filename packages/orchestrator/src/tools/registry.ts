@@ -144,7 +144,7 @@ export class ToolRegistry {
   parse(call: ToolCall): ParsedToolCall {
     const checked = ToolCallSchema.safeParse(call);
     if (!checked.success) {
-      const { field, message } = describeIssue(checked.error);
+      const { field, message } = describeIssue(checked.error, call);
       const maybeName = typeof call === "object" && call !== null ? (call as { name?: unknown }).name : undefined;
       const name = typeof maybeName === "string" && maybeName !== "" ? maybeName : "(call)";
       throw new InvalidToolArgumentsError(name, field, `malformed tool call: ${message}`);

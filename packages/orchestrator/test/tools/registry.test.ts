@@ -77,6 +77,15 @@ describe("ToolRegistry", () => {
     expect(handler.calls).toEqual([]);
   });
 
+  it("tells a wrong type from a missing field, naming both types", () => {
+    const registry = new ToolRegistry().register("shell", recordingHandler());
+    const parse = (args: string) => invalid(() => registry.parse({ name: "shell", arguments: args })).message;
+    expect(parse('{"command":"ls"}')).toContain("`command`: expected array, got string");
+    expect(parse('{"command":["ls", 3]}')).toContain("`command.1`: expected string, got number");
+    expect(parse('{"command":["ls"],"workdir":null}')).toContain("`workdir`: expected string, got null");
+    expect(parse('{"workdir":"/"}')).toContain("`command`: required field is missing");
+  });
+
   it("rejects unknown tools, freeform input to JSON-only tools and malformed envelopes", async () => {
     const registry = new ToolRegistry().register("shell", recordingHandler());
     expect(() => registry.parse({ name: "nope", arguments: "{}" })).toThrow(UnknownToolError);

@@ -7,7 +7,10 @@ import { createCliOrchestrator } from "../../orchestrator-factory.js";
 import { isTerminal } from "../../terminal-fd.js";
 import { EXEC_EXIT, exitCodeForError, exitCodeForSignal } from "./exit-codes.js";
 import { HeldTerminalOutput } from "./held-output.js";
+import { repositoryLines } from "../../repository-lines.js";
 import { JsonOutputCapture, writeAllSync } from "./output-capture.js";
+
+export { repositoryLines };
 
 const SGR_RESET = Uint8Array.of(0x1b, 0x5b, 0x30, 0x6d);
 
@@ -222,23 +225,6 @@ export async function runExec(
     process.stderr.write(`shellgate exec: timed out after ${config.timeoutMs} ms; the command was killed\n`);
   }
   return exitCode;
-}
-
-/** What a person reads about the repositories a run created or changed (printed on stderr, `--json` too). */
-export function repositoryLines(report: RunRepositoriesReport): string[] {
-  const lines = report.repositories.map((r) =>
-    r.change === "created"
-      ? `the command created a git repository at ${r.path}: its hooks and config (written by the command) would run on your next git command there; inspect or remove ${r.gitPath} first`
-      : `the command changed the hooks or config of the git repository at ${r.path}: they would run on your next git command there; inspect ${r.gitPath} first`,
-  );
-  if (!report.complete) {
-    lines.push(
-      report.directories === 0
-        ? "the search for git repositories the command created could not run; look for new .git entries in its writable directories before you run git there"
-        : `the search for git repositories the command created stopped after ${report.directories} directories; there may be more in its writable directories`,
-    );
-  }
-  return lines;
 }
 
 function timeoutArg(timeoutMs: number): { timeout_ms: number } {

@@ -2,6 +2,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { escapeForDisplay } from "@shellgate/orchestrator";
 import { amendmentEffect, displayArgv, interactiveSessionNote, isOffered, reasonText } from "../../approval/render.js";
 import type { PromptDecision, PromptRequest } from "../../approval/types.js";
+import { titledChoiceSchema } from "./elicitation-schema.js";
 
 /** How long a person has to answer an elicitation before the command counts as denied. */
 export const ELICITATION_TIMEOUT_MS = 10 * 60_000;
@@ -47,9 +48,11 @@ type Choice = "once" | "session" | "always" | "always_unsandboxed" | "deny";
 /**
  * An approval function that asks the MCP client's user through elicitation. Decline means deny;
  * cancel (the user dismissed the question) aborts the call; a transport failure or timeout denies.
+ * `protocolVersion` gives the version the client negotiated, which decides the form of the choices.
  */
 export function createElicitationApproval(
   server: Server,
+  protocolVersion: () => string | undefined = () => undefined,
 ): (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision> {
   return async (request, context) => {
     const host = request.network ? escapeForDisplay(request.network.host) : "";
@@ -84,7 +87,7 @@ export function createElicitationApproval(
           message: elicitationMessage(request),
           requestedSchema: {
             type: "object",
-            properties: { decision: { type: "string", title: "Decision", oneOf: options } },
+            properties: { decision: titledChoiceSchema("Decision", options, protocolVersion()) },
             required: ["decision"],
           },
         },

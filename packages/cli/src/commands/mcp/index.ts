@@ -8,13 +8,17 @@ Serve shell tools to an MCP client (Claude Desktop, Cursor, Codex, your own agen
   shell_command   run a script in the user's shell and return its output
   exec_command    start a command (optionally on a terminal) and keep it as a session
   write_stdin     type into a session / poll its output
+  shell           run a command given as an argv array (Codex's \`shell\` tool; listed only with --tools)
 Every call goes through your rules, the approval policy and the sandbox. When the client supports
 MCP elicitation, the person using it is asked to approve; otherwise the approval policy alone
 decides and "needs approval" becomes a refusal the model can read. Everything a connection started
-is killed when the client disconnects.
+is killed when the client disconnects. shellgate's own warnings (a repository a command created,
+weaker isolation, a command run again outside the sandbox) go to the client as MCP log messages.
 
 Options:
 ${CONFIG_OPTIONS_HELP}
+      --tools NAME[,NAME]    the tools to list (default shell_command,exec_command,write_stdin;
+                             also shell); a call of another tool is a protocol error (-32602)
       --debug                log the connection's lifecycle and stack traces of unexpected errors (stderr)
   -h, --help                 show this help
 
@@ -34,6 +38,7 @@ Examples:
   shellgate mcp --cwd ~/src/project --allow-domain registry.npmjs.org --allow-domain github.com
   shellgate mcp --rules ~/.config/shellgate/rules/agent.rules --approval-policy untrusted
   shellgate mcp --cwd ~/src/project --sandbox read-only
+  shellgate mcp --cwd ~/src/project --tools shell,exec_command,write_stdin
 `;
 
 /** `shellgate mcp`: see {@link HELP}. Only `--help` is answered here; the rest loads on demand. */

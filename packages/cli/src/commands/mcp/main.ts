@@ -4,7 +4,9 @@ import { loadConfig } from "../../config/load.js";
 import { describeError } from "../../error-text.js";
 import { CliError, UsageError } from "../../errors.js";
 import { CONFIG_ERROR_EXIT } from "../../exit-table.js";
+import { weakerIsolationWarning } from "./diagnostics.js";
 import { startMcpServer } from "./server.js";
+import { parseToolsOption, type McpToolName } from "./tools.js";
 import { createCliOrchestrator } from "../../orchestrator-factory.js";
 import { debugEnabled } from "../../run-command.js";
 import { readPackageVersion } from "../../version.js";
@@ -12,8 +14,10 @@ import { readPackageVersion } from "../../version.js";
 /** The body of `shellgate mcp` (see its `--help`). Runs until the client disconnects. */
 export async function mcpMain(args: string[]): Promise<number> {
   let config;
+  let tools: McpToolName[];
   try {
-    const parsed = parseCommandArgs(args, { ...CONFIG_OPTIONS, help: { type: "boolean" } }, false);
+    const parsed = parseCommandArgs(args, { ...CONFIG_OPTIONS, tools: { type: "string", multiple: true }, help: { type: "boolean" } }, false);
+    tools = parseToolsOption(parsed.values["tools"] as string[] | undefined);
     config = await loadConfig(configOverrides(parsed.values));
   } catch (error) {
     if (error instanceof CliError) {
@@ -39,8 +43,14 @@ export async function mcpMain(args: string[]): Promise<number> {
     ...(debug ? { log: (message: string) => process.stderr.write(`shellgate mcp: ${message}\n`) } : {}),
     name: "shellgate",
     version: readPackageVersion(),
+    tools,
     // One orchestrator serves every call of the connection, so "run for this session" means something here.
-    createHost: (approve) => createCliOrchestrator(config, approve, { sessionApprovals: true }),
+    createHost: async (approve, log) => {
+      const orchestrator = await createCliOrchestrator(config, approve, { sessionApprovals: true });
+      // Said once, at the start: every command of the connection runs under it.
+      void weakerIsolationWarning(orchestrator).then((warning) => warning && log.send("warning", warning));
+      return orchestrator;
+    },
   });
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.once(signal, () => void running.shutdown(`received ${signal}`));

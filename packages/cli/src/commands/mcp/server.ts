@@ -1,15 +1,28 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+  type ToolAnnotations,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { OrchestratorEvent } from "@shellgate/orchestrator";
 import { policyAllowsNetwork, type SandboxPolicy } from "@shellgate/sandbox";
 import type { PromptDecision, PromptRequest } from "../../approval/types.js";
 import { describeError } from "../../error-text.js";
+import { UnknownMcpToolError } from "../../errors.js";
 import { clientSupportsElicitation, createElicitationApproval } from "./approval.js";
+import { eventDiagnostics } from "./diagnostics.js";
+import { createMcpLog, type McpLog } from "./log.js";
+import { recordNegotiatedVersion } from "./protocol-version.js";
+import { MCP_TOOLS, type McpToolName } from "./tools.js";
 
-/** The tools the MCP server exposes. */
-export const MCP_TOOLS = ["shell_command", "exec_command", "write_stdin"] as const;
+export { MCP_TOOLS };
 
-const TITLES: Record<(typeof MCP_TOOLS)[number], string> = {
+const TITLES: Record<McpToolName, string> = {
+  shell: "Run a command given as an argv array (policy-checked, sandboxed)",
   shell_command: "Run a shell command (policy-checked, sandboxed)",
   exec_command: "Start a command or interactive session (policy-checked, sandboxed)",
   write_stdin: "Send input to a running session, or poll its output",
@@ -21,7 +34,7 @@ const TITLES: Record<(typeof MCP_TOOLS)[number], string> = {
  * sandboxed command reaches the network only when the policy lets it); commands an allow rule or a
  * person lets out of the sandbox have the network whatever the hint says.
  */
-export function mcpToolAnnotations(name: (typeof MCP_TOOLS)[number], networkInSandbox: boolean): ToolAnnotations {
+export function mcpToolAnnotations(name: McpToolName, networkInSandbox: boolean): ToolAnnotations {
   return { title: TITLES[name], readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: networkInSandbox };
 }
 
@@ -69,11 +82,17 @@ export interface ToolHost {
   close(): Promise<void>;
   /** The sandbox policy commands run under; decides `openWorldHint` (absent: the network counts as possibly on). */
   readonly sandboxPolicy?: SandboxPolicy;
+  /** Lifecycle events; those worth a person's attention (repositories a run created…) go to the client's log. */
+  on?(listener: (event: OrchestratorEvent) => void): () => void;
 }
 
-/** Creates the orchestrator session of a connection; `approve` is absent when the client cannot ask a person. */
+/**
+ * Creates the orchestrator session of a connection; `approve` is absent when the client cannot ask a
+ * person; `log` sends shellgate's own diagnostics to the client (`notifications/message`).
+ */
 export type ToolHostFactory = (
   approve: ((request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision>) | undefined,
+  log: McpLog,
 ) => Promise<ToolHost>;
 
 /** A running MCP server; `closed` settles once the connection ended and every process was cleaned up. */
@@ -84,9 +103,19 @@ export interface RunningMcpServer {
 }
 
 /**
- * Serve {@link MCP_TOOLS} over stdio. One orchestrator session per connection, created when the client
- * has initialized (so its elicitation capability is known) and closed — killing every process it
- * started — when the client disconnects or the server is asked to stop.
+ * A JSON-RPC error of the response itself (the SDK sends an error's numeric `code`, `message` and
+ * `data` as they are), as opposed to a tool result flagged `isError`.
+ */
+function protocolError(code: number, message: string, data: Record<string, unknown>): Error {
+  return Object.assign(new Error(message), { code, data });
+}
+
+/**
+ * Serve `tools` (default {@link MCP_TOOLS}) over stdio. One orchestrator session per connection,
+ * created when the client has initialized (so its elicitation capability and protocol version are
+ * known) and closed — killing every process it started — when the client disconnects or the server
+ * is asked to stop. The server declares `logging`: shellgate's own diagnostics go to the client as
+ * log messages, filtered by the level it sets.
  */
 export async function startMcpServer(options: {
   name: string;
@@ -96,19 +125,35 @@ export async function startMcpServer(options: {
   output?: NodeJS.WritableStream;
   /** Lifecycle notes (connection end, cleanup); stdout is the protocol, so these go elsewhere (stderr). */
   log?: (message: string) => void;
+  /** The tools listed and served (default {@link MCP_TOOLS}); a call of any other is a protocol error. */
+  tools?: readonly McpToolName[];
 }): Promise<RunningMcpServer> {
   const log = options.log ?? (() => undefined);
+  const served: readonly string[] = options.tools ?? MCP_TOOLS;
   const server = new Server(
     { name: options.name, version: options.version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, logging: {} },
       instructions:
         "Shell tools guarded by shellgate: commands are checked against the user's rules, may need the user's approval, and run in a sandbox. A refusal explains why; do not retry a forbidden command in another form.",
     },
   );
+  const mcpLog = createMcpLog(server);
+  const transport = new StdioServerTransport(
+    options.input as NodeJS.ReadStream | undefined,
+    options.output as NodeJS.WriteStream | undefined,
+  );
+  const protocolVersion = recordNegotiatedVersion(transport);
   let hostPromise: Promise<ToolHost> | undefined;
   const host = () => {
-    hostPromise ??= options.createHost(clientSupportsElicitation(server) ? createElicitationApproval(server) : undefined);
+    hostPromise ??= options
+      .createHost(clientSupportsElicitation(server) ? createElicitationApproval(server, protocolVersion) : undefined, mcpLog)
+      .then((h) => {
+        h.on?.((event) => {
+          for (const { level, message } of eventDiagnostics(event)) mcpLog.send(level, message);
+        });
+        return h;
+      });
     return hostPromise;
   };
   server.oninitialized = () => {
@@ -119,10 +164,10 @@ export async function startMcpServer(options: {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const h = await host();
     const network = h.sandboxPolicy ? policyAllowsNetwork(h.sandboxPolicy) : true;
-    const tools = h.toolDefinitions("mcp").filter(isMcpTool).filter((d) => (MCP_TOOLS as readonly string[]).includes(d.name));
+    const tools = h.toolDefinitions("mcp").filter(isMcpTool).filter((d) => served.includes(d.name));
     return {
       tools: tools.map((t): Tool => {
-        const annotations = mcpToolAnnotations(t.name as (typeof MCP_TOOLS)[number], network);
+        const annotations = mcpToolAnnotations(t.name as McpToolName, network);
         return { name: t.name, title: annotations.title ?? t.name, description: t.description, inputSchema: t.inputSchema, annotations };
       }),
     };
@@ -130,8 +175,10 @@ export async function startMcpServer(options: {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
-    if (!(MCP_TOOLS as readonly string[]).includes(name)) {
-      return { isError: true, content: [{ type: "text", text: `unknown tool ${JSON.stringify(name)}; available: ${MCP_TOOLS.join(", ")}` }] };
+    if (!served.includes(name)) {
+      // Not a result the model reads: the client asked for something this server never listed (MCP: -32602).
+      const error = new UnknownMcpToolError(name, served);
+      throw protocolError(ErrorCode.InvalidParams, error.message, { code: error.code, tool: name, knownTools: error.knownTools });
     }
     try {
       const output = await (await host()).handleToolCall(
@@ -152,10 +199,6 @@ export async function startMcpServer(options: {
     }
   });
 
-  const transport = new StdioServerTransport(
-    options.input as NodeJS.ReadStream | undefined,
-    options.output as NodeJS.WriteStream | undefined,
-  );
   const input = options.input ?? process.stdin;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));

@@ -77,9 +77,12 @@ describe("MCP server wiring (in-process)", () => {
     const { client, running, log } = await start();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["shell_command", "exec_command", "write_stdin"]);
-    const unknown = await client.callTool({ name: "shell", arguments: {} });
-    expect(unknown.isError).toBe(true);
-    expect(text(unknown)).toMatch(/unknown tool "shell"/);
+    // A tool the server does not list is the client's mistake: a JSON-RPC error, not a result.
+    await expect(client.callTool({ name: "shell", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/unknown tool "shell"; this server's tools are shell_command, exec_command, write_stdin/),
+      data: { code: "CLI_MCP_UNKNOWN_TOOL", tool: "shell" },
+    });
     const failed = await client.callTool({ name: "exec_command", arguments: { cmd: "x" } });
     expect(failed.isError).toBe(true);
     expect(text(failed)).toBe("boom: spawn failed");
