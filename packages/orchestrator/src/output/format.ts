@@ -1,6 +1,6 @@
 import { randomHex } from "../ids.js";
 import { sandboxDenialNote, type SandboxDenial } from "@shellgate/sandbox";
-import { approxTokenCount, countLines, formattedTruncateText, truncateText } from "./truncate.js";
+import { approxTokenCount, approxTokensFromBytes, countLines, formattedTruncateText, truncateText } from "./truncate.js";
 import type { OutputTotals, Truncation, TruncationPolicy } from "./truncate.js";
 
 /** A finished one-shot command as the model is told about it. */
@@ -113,6 +113,8 @@ export interface UnifiedExecResponse {
   sessionId?: number;
   /** Output collected during this call. */
   output: string;
+  /** The size of everything the window received, when `output` is only its head and tail. */
+  totals?: OutputTotals;
   maxOutputTokens: number;
   fullOutputPath?: string;
   /** What the file holds, when that is not simply all of the output (see `describeSpill`). */
@@ -126,11 +128,11 @@ export interface UnifiedExecResponse {
  * `max_output_tokens`.
  */
 export function formatUnifiedExec(response: UnifiedExecResponse): { text: string; truncation: Truncation } {
-  const truncation = formattedTruncateText(response.output, { kind: "tokens", limit: response.maxOutputTokens });
+  const truncation = formattedTruncateText(response.output, { kind: "tokens", limit: response.maxOutputTokens }, response.totals);
   const lines = [`Chunk ID: ${response.chunkId}`, `Wall time: ${formatWallTime(response.wallTimeMs)} seconds`];
   if (response.exitCode !== undefined) lines.push(`Process exited with code ${response.exitCode}`);
   if (response.sessionId !== undefined) lines.push(`Process running with session ID ${response.sessionId}`);
-  lines.push(`Original token count: ${approxTokenCount(response.output)}`);
+  lines.push(`Original token count: ${response.totals ? approxTokensFromBytes(response.totals.bytes) : approxTokenCount(response.output)}`);
   for (const warning of response.warnings ?? []) lines.push(`Warning: ${warning}`);
   if (response.fullOutputPath !== undefined) lines.push(fullOutputLine(response.fullOutputPath, response.fullOutputNote));
   lines.push("Output:", truncation.text);

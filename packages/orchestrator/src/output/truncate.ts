@@ -38,21 +38,32 @@ export interface OutputTotals {
 }
 
 /**
+ * Newline bytes in `chunk`. `Buffer#indexOf` is a native memchr; a JavaScript loop over every
+ * byte was the cost of counting a command's whole output as it streams (see bench/session-tally.mjs).
+ */
+export function countNewlines(chunk: Uint8Array): number {
+  const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  let count = 0;
+  for (let at = buffer.indexOf(10); at !== -1; at = buffer.indexOf(10, at + 1)) count += 1;
+  return count;
+}
+
+/**
  * Bytes and lines of an output as it streams past, so the model is told the size of the whole
- * output even when only its head and tail were kept. A plain byte loop: no copies, no decoding.
+ * output even when only its head and tail were kept. No copies, no decoding.
  */
 export class OutputTally {
   #bytes = 0;
   #newlines = 0;
   #last = -1;
+  #takenBytes = 0;
+  #takenNewlines = 0;
 
   /** Count the next chunk. */
   push(chunk: Uint8Array): void {
     const n = chunk.byteLength;
     if (n === 0) return;
-    let newlines = 0;
-    for (let i = 0; i < n; i += 1) if (chunk[i] === 10) newlines += 1;
-    this.#newlines += newlines;
+    this.#newlines += countNewlines(chunk);
     this.#bytes += n;
     this.#last = chunk[n - 1] as number;
   }
@@ -60,6 +71,18 @@ export class OutputTally {
   /** What has been counted so far. */
   totals(): OutputTotals {
     return { bytes: this.#bytes, lines: this.#newlines + (this.#bytes > 0 && this.#last !== 10 ? 1 : 0) };
+  }
+
+  /**
+   * What was counted since the last `take` (everything, the first time): the size of one window of
+   * the stream, such as the output between two polls of a session.
+   */
+  take(): OutputTotals {
+    const bytes = this.#bytes - this.#takenBytes;
+    const newlines = this.#newlines - this.#takenNewlines;
+    this.#takenBytes = this.#bytes;
+    this.#takenNewlines = this.#newlines;
+    return { bytes, lines: newlines + (bytes > 0 && this.#last !== 10 ? 1 : 0) };
   }
 }
 

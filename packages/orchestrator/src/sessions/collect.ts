@@ -1,4 +1,5 @@
 import { CancelledError } from "../errors.js";
+import type { OutputTotals } from "../output/truncate.js";
 import type { Session } from "./session.js";
 
 /** Lower bound of every yield. */
@@ -38,6 +39,8 @@ export interface Collected {
   droppedBytes: number;
   /** Where `bytes` begins in the session's whole output stream (its spill file). */
   startOffset: number;
+  /** Lines and bytes of everything the window received, the dropped middle included. */
+  totals: OutputTotals;
   exitCode: number | undefined;
 }
 
@@ -59,8 +62,8 @@ export async function collectOutput(session: Session, yieldMs: number, signal?: 
     if (remaining <= 0) break;
     await session.waitForActivity(remaining, signal);
   }
-  const { bytes, droppedBytes, startOffset } = session.drain();
-  return { bytes, droppedBytes, startOffset, exitCode: session.exitCode };
+  const { bytes, droppedBytes, startOffset, totals } = session.drain();
+  return { bytes, droppedBytes, startOffset, totals, exitCode: session.exitCode };
 }
 
 /** Wait until the process exits, `ms` passes or `signal` aborts; true when it exited. */

@@ -131,6 +131,8 @@ export class UnifiedExecManager {
       wallTimeMs: performance.now() - options.startedAt,
       ...(exitCode !== undefined ? { exitCode } : { sessionId: session.id }),
       output,
+      // The retained text lost its middle: its own size would undercount what the command printed.
+      ...(collected.droppedBytes > 0 ? { totals: collected.totals } : {}),
       maxOutputTokens: options.maxOutputTokens,
       ...(options.warnings?.length ? { warnings: options.warnings } : {}),
     };

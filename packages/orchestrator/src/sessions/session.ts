@@ -1,4 +1,5 @@
 import { HeadTailBuffer } from "@shellgate/pty";
+import { OutputTally, type OutputTotals } from "../output/truncate.js";
 
 /**
  * What a session needs from a running process. `@shellgate/pty` handles are adapted to it; tests
@@ -50,6 +51,8 @@ export class Session {
   /** Bytes of output so far, and where the next drain's output starts in that stream. */
   #streamBytes = 0;
   #drainedUpTo = 0;
+  /** Lines and bytes of every chunk, counted as it arrives: `#pending` keeps only a head and tail of them. */
+  readonly #tally = new OutputTally();
 
   constructor(id: number, process: SessionProcess, callId: string, lastUsed: number, hooks: SessionHooks = {}) {
     this.id = id;
@@ -94,14 +97,15 @@ export class Session {
 
   /**
    * Take everything collected since the last drain (middle bytes beyond the cap are dropped);
-   * `startOffset` is where it begins in the session's whole output stream.
+   * `startOffset` is where it begins in the session's whole output stream, `totals` the lines and
+   * bytes of all of it, the dropped middle included.
    */
-  drain(): { bytes: Uint8Array; droppedBytes: number; startOffset: number } {
+  drain(): { bytes: Uint8Array; droppedBytes: number; startOffset: number; totals: OutputTotals } {
     const droppedBytes = this.#pending.droppedBytes;
     const bytes = Buffer.concat(this.#pending.drain().map((c) => c.data));
     const startOffset = this.#drainedUpTo;
     this.#drainedUpTo = this.#streamBytes;
-    return { bytes, droppedBytes, startOffset };
+    return { bytes, droppedBytes, startOffset, totals: this.#tally.take() };
   }
 
   /** Output collected so far, without taking it (used to judge an early exit). */
@@ -162,6 +166,7 @@ export class Session {
   #push(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return;
     this.#streamBytes += chunk.byteLength;
+    this.#tally.push(chunk);
     // Head and newest bytes survive when the model stops polling a chatty process.
     this.#pending.push(chunk);
     this.#wake();

@@ -203,6 +203,16 @@ describe("OutputTally", () => {
     expect(ends.totals()).toEqual({ bytes: 4, lines: 2 });
     expect(new OutputTally().totals()).toEqual({ bytes: 0, lines: 0 });
   });
+
+  it("take() gives each window its own count: a line cut by the window's end counts in both", () => {
+    const tally = new OutputTally();
+    tally.push(Buffer.from("a\nb"));
+    expect(tally.take()).toEqual({ bytes: 3, lines: 2 });
+    tally.push(new Uint8Array(Buffer.from("c\nd\n")));
+    expect(tally.take()).toEqual({ bytes: 4, lines: 2 });
+    expect(tally.take()).toEqual({ bytes: 0, lines: 0 });
+    expect(tally.totals()).toEqual({ bytes: 7, lines: 3 });
+  });
 });
 
 describe("spill options", () => {

@@ -4,6 +4,7 @@ import {
   clampWriteYield,
   EventBus,
   MAX_OUTPUT_DELTAS_PER_CALL,
+  SESSION_PENDING_OUTPUT_CAP_BYTES,
   SessionNotTtyError,
   SessionStore,
   sessionCountWarning,
@@ -175,6 +176,31 @@ describe("UnifiedExecManager", () => {
     expect(out.content).toContain("Original token count: 250\n");
     expect(out.content).toContain("Warning: truncated output (original token count: 250)");
     expect(out.content).toMatch(/x{20}…240 tokens truncated…x{20}$/);
+  });
+
+  it("a response whose window lost its middle reports the lines and tokens of all of it, while the kept text stays bounded", async () => {
+    const m = manager();
+    const proc = new FakeProcess({ tty: false });
+    const { id, session } = await startFake(m, proc);
+    // 300 000 lines in chunks of 1 000, about 3.8 MiB: the session keeps 1 MiB of it (head and tail).
+    let bytes = 0;
+    for (let chunk = 0; chunk < 300; chunk += 1) {
+      let text = "";
+      for (let i = 0; i < 1000; i += 1) text += `line ${chunk * 1000 + i}\n`;
+      bytes += Buffer.byteLength(text);
+      proc.emit(text);
+    }
+    expect(bytes).toBeGreaterThan(3 * SESSION_PENDING_OUTPUT_CAP_BYTES);
+    expect(session.pendingBytes).toBeLessThanOrEqual(SESSION_PENDING_OUTPUT_CAP_BYTES);
+    proc.exit(0);
+    const out = await writeStdin(m, { max_output_tokens: 1000, session_id: id }, { callId: "p", tool: "write_stdin" });
+    const tokens = Math.ceil(bytes / 4);
+    expect(out.content).toContain(`Original token count: ${tokens}\n`);
+    expect(out.content).toContain(`Warning: truncated output (original token count: ${tokens})\nTotal output lines: 300000\n`);
+    expect(out.content).toContain("line 0\n");
+    expect(out.content).toMatch(/line 299999\n$/);
+    // What the model gets is its token budget plus the header, not the 1 MiB kept nor the 3.8 MiB printed.
+    expect(Buffer.byteLength(out.content)).toBeLessThan(1000 * 4 + 1024);
   });
 
   it("emits capped output deltas tagged with the starting call and one end event", async () => {
