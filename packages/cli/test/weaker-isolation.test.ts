@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, type CallToolResult, type LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, makeScratch, runBin } from "./helpers.js";
+import { BIN, eventually, makeScratch, runBin } from "./helpers.js";
 
 // Inside `shellgate sandbox`, seccomp refuses new namespaces, so bubblewrap cannot run there while
 // Landlock still can: a real machine on which only the weaker fallback is available.
@@ -81,7 +81,7 @@ describe("the weaker Landlock fallback (built bin, nested in shellgate sandbox)"
     }
   });
 
-  it("mcp --allow-weaker-isolation serves commands under Landlock", async (ctx) => {
+  it("mcp --allow-weaker-isolation serves commands under Landlock, and says so in the client's log", async (ctx) => {
     if (!onlyWeaker) ctx.skip();
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -91,9 +91,17 @@ describe("the weaker Landlock fallback (built bin, nested in shellgate sandbox)"
       stderr: "pipe",
     });
     const client = new Client({ name: "shellgate-test", version: "1.0.0" }, { capabilities: {} });
+    const logs: LoggingMessageNotification["params"][] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
     await client.connect(transport);
     try {
       const result = (await client.callTool({ name: "shell_command", arguments: { command: tryWrite } })) as CallToolResult;
+      await eventually(() => logs.length > 0);
+      expect(logs).toContainEqual({
+        level: "warning",
+        logger: "shellgate",
+        data: expect.stringMatching(/^sandbox: commands run under weaker isolation: landlock\+seccomp \(weaker/),
+      });
       const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
       expect(result.isError ?? false).toBe(false);
       expect(text).toMatch(/Output:\nrefused\n/);
