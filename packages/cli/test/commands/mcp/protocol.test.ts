@@ -2,6 +2,7 @@
 // bin), at the SDK's current protocol version and at 2025-06-18, the version before titled enums.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ElicitRequestSchema,
   LATEST_PROTOCOL_VERSION,
@@ -46,14 +47,15 @@ async function connect(version: string, args: string[] = []): Promise<Connection
     stderr: "pipe",
   });
   const send = transport.send.bind(transport);
-  transport.send = (message: JSONRPCMessage, options) => {
+  transport.send = (message: JSONRPCMessage) => {
     if ("method" in message && message.method === "initialize" && message.params) {
       message = { ...message, params: { ...message.params, protocolVersion: version } };
     }
-    return send(message, options);
+    return send(message);
   };
   let negotiated: string | undefined;
-  transport.setProtocolVersion = (v: string) => void (negotiated = v);
+  // The SDK client hands the version the server answered with to a transport that takes it.
+  (transport as Transport).setProtocolVersion = (v: string) => void (negotiated = v);
   const client = new Client({ name: "shellgate-protocol-test", version: "1.0.0" }, { capabilities: { elicitation: {} } });
   const logs: Connection["logs"] = [];
   const elicitations: Connection["elicitations"] = [];
@@ -112,7 +114,8 @@ describe.each([LATEST_PROTOCOL_VERSION, OLD_VERSION])("shellgate mcp at protocol
       const approved = await client.callTool({ name: "shell_command", arguments: { command: "touch asked.txt && echo made", login: false } });
       expect(text(approved)).toContain("made");
       expect(elicitations).toHaveLength(1);
-      const decision = elicitations[0]?.requestedSchema?.properties["decision"] as Record<string, unknown>;
+      const asked = elicitations[0];
+      const decision = (asked && "requestedSchema" in asked ? asked.requestedSchema.properties["decision"] : undefined) as Record<string, unknown>;
       if (version === OLD_VERSION) {
         // Before 2025-11-25 a titled enum is `enum` plus `enumNames`; `oneOf` would show no choices.
         expect(decision).not.toHaveProperty("oneOf");
