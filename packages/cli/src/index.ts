@@ -68,6 +68,9 @@ export {
   type Choice,
 } from "./approval/index.js";
 export { startMcpServer, MCP_TOOLS, type ToolHost, type ToolHostFactory, type RunningMcpServer } from "./commands/mcp/server.js";
+export { MCP_TOOL_NAMES, parseToolsOption, type McpToolName } from "./commands/mcp/tools.js";
+export { MCP_LOG_LEVELS, DEFAULT_MCP_LOG_LEVEL, createMcpLog, type McpLog, type McpLogLevel } from "./commands/mcp/log.js";
+export { TITLED_ENUM_PROTOCOL_VERSION, recordNegotiatedVersion, supportsTitledEnums, type NegotiatedVersion } from "./commands/mcp/protocol-version.js";
 export { createElicitationApproval, clientSupportsElicitation, elicitationMessage } from "./commands/mcp/approval.js";
 export { EXEC_EXIT, exitCodeForError } from "./commands/exec/exit-codes.js";
 export { EXIT_TABLE, CONFIG_ERROR_EXIT, exitCodesHelp, exitCodesMarkdown, type ExitRow, type ExitTableCommand } from "./exit-table.js";
