@@ -2,9 +2,16 @@ import { PassThrough } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type LoggingMessageNotification,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { OrchestratorEvent } from "@shellgate/orchestrator";
 import { describe, expect, it } from "vitest";
-import { elicitationMessage, startMcpServer, type PromptDecision, type PromptRequest, type ToolHost } from "../../../src/index.js";
+import { elicitationMessage, parseToolsOption, startMcpServer, UsageError, type PromptDecision, type PromptRequest, type ToolHost } from "../../../src/index.js";
 
 /** A client transport over a pair of in-process streams, standing in for the server's stdio. */
 function streamTransport(toServer: PassThrough, fromServer: PassThrough): Transport {
@@ -29,9 +36,13 @@ function streamTransport(toServer: PassThrough, fromServer: PassThrough): Transp
 
 const request: PromptRequest = { argv: ["git", "push"], cwd: "/w", reason: "pushing", proposedAmendment: ["git", "push"], matchedRules: [] };
 
-function fakeHost(log: string[]) {
+function fakeHost(log: string[], listeners: Array<(event: OrchestratorEvent) => void> = []) {
   let approve: ((r: PromptRequest) => Promise<PromptDecision>) | undefined;
   const host: ToolHost = {
+    on(listener) {
+      listeners.push(listener);
+      return () => undefined;
+    },
     toolDefinitions: () => [
       { name: "shell", description: "argv", inputSchema: { type: "object" } },
       { name: "shell_command", description: "script", inputSchema: { type: "object", required: ["command"] } },
@@ -106,6 +117,47 @@ describe("MCP server wiring (in-process)", () => {
     expect(text(r)).toBe(`decided ${JSON.stringify(decision)}`);
     await client.close();
     await running.closed;
+  });
+
+  it("sends the host's diagnostics to the client's log, escaped, at or above the level the client set", async () => {
+    const listeners: Array<(event: OrchestratorEvent) => void> = [];
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    const { factory } = fakeHost([], listeners);
+    const running = await startMcpServer({ name: "t", version: "0", input: toServer, output: fromServer, createHost: factory });
+    const client = new Client({ name: "c", version: "0" });
+    const logs: LoggingMessageNotification["params"][] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+    await client.connect(streamTransport(toServer, fromServer));
+    await client.listTools(); // the host exists from here on
+    const created = (name: string): OrchestratorEvent => ({
+      type: "exec.repositories",
+      callId: "c1",
+      repositories: [{ path: `/w/${name}`, gitPath: `/w/${name}/.git`, change: "created" }],
+      complete: true,
+      directories: 1,
+      listed: 1,
+    });
+    listeners.forEach((l) => l(created("a\u001b[2Jb")));
+    await client.setLoggingLevel("error");
+    listeners.forEach((l) => l(created("filtered")));
+    await client.setLoggingLevel("warning");
+    listeners.forEach((l) => l(created("c")));
+    await client.listTools(); // notifications sent before this answer have arrived with it
+    expect(logs.map((l) => [l.level, l.logger, String(l.data).replace(/ its hooks.*/, "")])).toEqual([
+      ["warning", "shellgate", "the command created a git repository at /w/a\\x1b[2Jb:"],
+      ["warning", "shellgate", "the command created a git repository at /w/c:"],
+    ]);
+    await client.close();
+    await running.closed;
+  });
+
+  it("--tools takes names separated by commas or repeated, each once, and refuses others naming the flag", () => {
+    expect(parseToolsOption(undefined)).toEqual(["shell_command", "exec_command", "write_stdin"]);
+    expect(parseToolsOption(["shell,exec_command", "write_stdin", "shell"])).toEqual(["shell", "exec_command", "write_stdin"]);
+    expect(() => parseToolsOption(["shell,container.exec"])).toThrow(UsageError);
+    expect(() => parseToolsOption(["shell,container.exec"])).toThrow(/^--tools: unknown tool "container.exec"/);
+    expect(() => parseToolsOption([","])).toThrow(/^--tools: no tool named/);
   });
 
   it("tells the person what, where, why and which rule", () => {
