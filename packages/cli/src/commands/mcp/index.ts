@@ -8,7 +8,7 @@ Serve shell tools to an MCP client (Claude Desktop, Cursor, Codex, your own agen
   shell_command   run a script in the user's shell and return its output
   exec_command    start a command (optionally on a terminal) and keep it as a session
   write_stdin     type into a session / poll its output
-  shell           run a command given as an argv array (Codex's \`shell\` tool; listed only with --tools)
+  shell           run an argv array (Codex's \`shell\` tool; listed only when --tools names it)
 Every call goes through your rules, the approval policy and the sandbox. When the client supports
 MCP elicitation, the person using it is asked to approve; otherwise the approval policy alone
 decides and "needs approval" becomes a refusal the model can read. Everything a connection started
