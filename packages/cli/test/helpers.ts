@@ -41,6 +41,19 @@ export async function realSandboxSkip(): Promise<string | undefined> {
 }
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
+/**
+ * The PATH a person's shell would have: the test runner's, without the `node_modules/.bin`
+ * directories npm puts first. In a checkout under a writable root (a clone in /tmp) those are
+ * places a sandboxed command could fill, so an allow rule's command would rightly stay sandboxed
+ * and tests of the unsandboxed path would depend on where the checkout is.
+ */
+export function hostPath(): string {
+  const entries = (process.env["PATH"] ?? "/usr/bin:/bin").split(path.delimiter);
+  // npm adds one for the package, the workspace root and every directory above it (/tmp/node_modules/.bin).
+  const kept = entries.filter((dir) => dir !== "" && !dir.startsWith(REPO_ROOT) && !/[\\/]node_modules[\\/]\.bin[\\/]?$/.test(dir));
+  return kept.join(path.delimiter);
+}
+
 if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (cd /work/main && npx tsc -b packages/cli)`);
 
 /** A scratch home: HOME and XDG_CONFIG_HOME point into it, so no real user config or rules leak in. */
@@ -60,7 +73,7 @@ export function makeScratch(): Sandbox {
   mkdirSync(project, { recursive: true });
   mkdirSync(path.join(root, "home"), { recursive: true });
   const env: Record<string, string> = {
-    PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+    PATH: hostPath(),
     HOME: path.join(root, "home"),
     XDG_CONFIG_HOME: path.join(root, "xdg"),
     SHELL: "/bin/bash",

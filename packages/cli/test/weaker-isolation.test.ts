@@ -58,7 +58,8 @@ describe("the weaker Landlock fallback (built bin, nested in shellgate sandbox)"
     mkdirSync(path.dirname(userConfig), { recursive: true });
     writeFileSync(userConfig, "allow_weaker_isolation = true\n");
     try {
-      const r = await nested("exec", "--", "true");
+      // read-only: with /tmp writable, a checkout under /tmp puts the helper where Landlock cannot hold it
+      const r = await nested("exec", "--sandbox", "read-only", "--", "true");
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
       const doctor = await nested("doctor", "--json");

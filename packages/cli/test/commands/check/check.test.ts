@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { run } from "../../../src/commands/check/index.js";
+import { hostPath } from "../../helpers.js";
 
 let root: string;
 let project: string;
@@ -15,7 +16,7 @@ beforeAll(() => {
   project = path.join(root, "project");
   mkdirSync(project, { recursive: true });
   // Keep the real user's configuration and rules out of these tests.
-  for (const [k, v] of Object.entries({ HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "xdg"), CODEX_HOME: path.join(root, "codex"), SHELLGATE_CONFIG_DIR: undefined })) {
+  for (const [k, v] of Object.entries({ HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "xdg"), CODEX_HOME: path.join(root, "codex"), SHELLGATE_CONFIG_DIR: undefined, PATH: hostPath() })) {
     saved[k] = process.env[k];
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
