@@ -146,8 +146,11 @@ export async function checkMain(args: string[]): Promise<number> {
     hosts = (parsed.values["host"] as string[] | undefined) ?? [];
     const overrides = configOverrides(parsed.values);
     // With --host alone, only hosts are judged; with a command too, its own rule grant counts.
-    argv = hosts.length > 0 && parsed.command.length === 0 && !parsed.hadTerminator ? undefined : commandArgv(parsed.hadTerminator, parsed.command);
+    const judgeHostsOnly = hosts.length > 0 && parsed.command.length === 0 && !parsed.hadTerminator;
+    // A usage error in the command is reported before any configuration problem.
+    if (!judgeHostsOnly) commandArgv(parsed.hadTerminator, parsed.command, true);
     config = await loadConfig(overrides);
+    argv = judgeHostsOnly ? undefined : commandArgv(parsed.hadTerminator, parsed.command, config.allowLoginShell);
   } catch (error) {
     process.stderr.write(`shellgate check: ${describeError(error)}\n`);
     if (error instanceof UsageError) {
@@ -267,7 +270,7 @@ function reportHosts(hosts: string[], config: EffectiveConfig, store: PolicyStor
 }
 
 /** The argv to judge: as for `exec`, after `--` or several words an argv, one word a script for the user's shell. */
-function commandArgv(hadTerminator: boolean, command: string[]): string[] {
+function commandArgv(hadTerminator: boolean, command: string[], login: boolean): string[] {
   if (hadTerminator) {
     if (command.length === 0) throw new UsageError("no command after `--`");
     return command;
@@ -276,7 +279,7 @@ function commandArgv(hadTerminator: boolean, command: string[]): string[] {
   if (command.length > 1) return command;
   const script = command[0]!;
   if (script.trim() === "") throw new UsageError("the script is empty");
-  return deriveExecArgs(detectUserShell(), script, { login: true });
+  return deriveExecArgs(detectUserShell(), script, { login });
 }
 
 /** The prefixes "always allow" offers for admission's candidate, as an approval prompt offers them; undefined when none. */
