@@ -87,6 +87,9 @@ export function configOverrides(values: ParsedArgs["values"]): ConfigOverrides {
   if (values["allow-broad-workspace"] === true) overrides.allowBroadWorkspace = true;
   if (values["allow-weaker-isolation"] === true) overrides.allowWeakerIsolation = true;
   if (str("process-limit") !== undefined) overrides.processLimit = parseProcessLimit(str("process-limit")!);
+  if (values["login"] === true && values["no-login"] === true) throw new UsageError("--login and --no-login: give one of them");
+  if (values["login"] === true) overrides.loginShell = true;
+  if (values["no-login"] === true) overrides.loginShell = false;
   return overrides;
 }
 

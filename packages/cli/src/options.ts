@@ -17,6 +17,8 @@ export const CONFIG_OPTIONS = {
   "allow-broad-workspace": { type: "boolean" },
   "allow-weaker-isolation": { type: "boolean" },
   "process-limit": { type: "string" },
+  login: { type: "boolean" },
+  "no-login": { type: "boolean" },
 } as const satisfies Options;
 
 /** The help lines of {@link CONFIG_OPTIONS}. */
@@ -40,7 +42,11 @@ export const CONFIG_OPTIONS_HELP = `  -r, --rules FILE           add a rules fil
                              (no namespaces, no read-only carve-outs inside writable roots; user
                              config: allow_weaker_isolation = true)
       --process-limit N|off  the most processes (threads included) a sandboxed command may run at
-                             once, from 8 (default 4096; off: none; config: process_limit)`;
+                             once, from 8 (default 4096; off: none; config: process_limit)
+      --login, --no-login    run scripts through your shell as a login shell (bash -lc: your
+                             profile runs first; the default) or not (bash -c: no profile noise, but
+                             no PATH or version managers the profile sets up; a model's login: true
+                             is refused). config: allow_login_shell = true | false`;
 
 /** The help paragraph on configuration files and project trust. */
 export const CONFIG_FILES_HELP = `Configuration: ~/.config/shellgate/config.toml (yours), then <workspace>/.shellgate/config.toml

@@ -46,6 +46,7 @@ export async function createCliOrchestrator(
     userRulesFile: config.userRulesFile,
     approvalPolicy: config.approvalPolicy,
     sandboxPolicy: config.sandboxPolicy,
+    allowLoginShell: config.allowLoginShell,
     protectedPaths,
     ...(config.shellEnvironmentPolicy ? { shellEnvironmentPolicy: config.shellEnvironmentPolicy } : {}),
     ...(approvalHandler ? { approvalHandler } : {}),

@@ -48,14 +48,17 @@ describe("the terminal prompt says why it asks and what each choice does (shellg
       ["--approval-policy", "untrusted", "--", "touch", file],
       [
         { waitFor: MENU, key: "a" },
+        { waitFor: "Esc to go back", key: "\u001b[C" },
+        { waitFor: "> 2. touch", key: "\r" },
         { waitFor: "[y/N]", key: "n" },
         { waitFor: MENU, key: "n" },
       ],
     );
     expect(screen).toContain("why      approval policy `untrusted`: only known-safe commands run without asking");
-    expect(screen).toContain(`[a] always allow \`touch ${file} …\`, sandboxed: adds an allow rule to ${s.userRulesFile};`);
+    // The program is proposed; the whole command is the wider prefix the person chose here.
+    expect(screen).toContain(`[a] always allow \`touch …\`, sandboxed: adds an allow rule to ${s.userRulesFile};`);
     expect(screen).toContain("matching commands will run without asking from now on, still in the workspace-write sandbox");
-    expect(screen).toContain(`[u] always allow \`touch ${file} …\` outside the sandbox: adds an allow rule to ${s.userRulesFile};`);
+    expect(screen).toContain(`[u] always allow \`touch …\` outside the sandbox: adds an allow rule to ${s.userRulesFile};`);
     expect(screen).toContain(`prefix_rule(pattern=["touch", ${JSON.stringify(file)}], decision="allow", sandbox="workspace-write")`);
     expect(screen).toContain(`From then on, commands starting with \`touch ${file}\` run without asking, still in the workspace-write sandbox.`);
     expect(code).toBe(126);

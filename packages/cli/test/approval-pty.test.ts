@@ -22,6 +22,7 @@ const drive = (
 ) => drivePty(["exec", ...options, "--", ...command], steps, { cwd: s.project, env: s.env });
 
 const MENU = "Ctrl-C aborts";
+const PREFIXES = "Esc to go back";
 
 describe("terminal approval prompt through a real pseudo-terminal (shellgate exec)", () => {
   it("shows command, cwd, reason and rule, and 'run once' runs it", async () => {
@@ -55,6 +56,7 @@ describe("terminal approval prompt through a real pseudo-terminal (shellgate exe
       file,
       [
         { waitFor: MENU, key: "a" },
+        { waitFor: PREFIXES, key: "\r" },
         { waitFor: "[y/N]", key: "y" },
       ],
       ["--approval-policy", "untrusted"],
@@ -66,6 +68,26 @@ describe("terminal approval prompt through a real pseudo-terminal (shellgate exe
     expect(readFileSync(s.userRulesFile, "utf8")).toMatch(/prefix_rule\(pattern=\["touch".*decision="allow", sandbox="workspace-write"\)\n$/);
   });
 
+  it("'always allow' lists the prefixes, one a line, the program proposed; the right arrow widens it to the whole command", async () => {
+    rmSync(s.userRulesFile, { force: true });
+    const file = path.join(s.project, "always-wider.txt");
+    const { code, screen } = await drive(
+      file,
+      [
+        { waitFor: MENU, key: "a" },
+        { waitFor: PREFIXES, key: "\u001b[C" },
+        { waitFor: `> 2. touch ${file}`, key: "\r" },
+        { waitFor: "[y/N]", key: "y" },
+      ],
+      ["--approval-policy", "untrusted"],
+    );
+    expect(screen).toContain("Always allow commands starting with which prefix?");
+    expect(screen).toContain(`2. touch ${file} …`);
+    expect(code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(s.userRulesFile, "utf8")).toBe(`prefix_rule(pattern=["touch", ${JSON.stringify(file)}], decision="allow", sandbox="workspace-write")\n`);
+  });
+
   it("'always allow outside the sandbox' is its own choice and writes the plain rule", async () => {
     rmSync(s.userRulesFile, { force: true });
     const file = path.join(s.project, "always-outside.txt");
@@ -73,6 +95,7 @@ describe("terminal approval prompt through a real pseudo-terminal (shellgate exe
       file,
       [
         { waitFor: MENU, key: "u" },
+        { waitFor: PREFIXES, key: "\r" },
         { waitFor: "[y/N]", key: "y" },
       ],
       ["--approval-policy", "untrusted"],

@@ -13,7 +13,7 @@ import {
   renderMenu,
   type PromptRequest,
 } from "../src/index.js";
-import { renderAmendConfirm } from "../src/approval/render.js";
+import { renderAmendConfirm, renderPrefixChoices } from "../src/approval/render.js";
 
 const request: PromptRequest = {
   argv: ["git", "push", "origin", "main"],
@@ -155,6 +155,26 @@ describe("approval prompt cannot be spoofed by control characters", () => {
     );
   });
 
+  it("the list of prefixes to choose from shows control characters escaped, each on one line", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "binary", minLength: 1 }), { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        (argv, at) => {
+          const prefixes = argv.map((_, i) => argv.slice(0, i + 1));
+          const selected = at % prefixes.length;
+          const lines = renderPrefixChoices(prefixes, selected);
+          for (const line of lines) expect(line).not.toMatch(RAW_HIDDEN);
+          // Every line ends where the array says: no word may add a line or move the cursor.
+          expect(lines.join("\n").split(/\r\n|[\n\r\v\f\u0085\u2028\u2029]/)).toHaveLength(lines.length);
+          const numbered = lines.filter((l) => /^ {2}(> | {2})\d+\. /.test(l));
+          expect(numbered).toEqual(prefixes.map((p, i) => `  ${i === selected ? "> " : "  "}${i + 1}. ${displayArgv(p)} …`));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it("a word with hidden characters is shown in $'...' quoting, backslashes and quotes escaped", () => {
     expect(displayArgv(["printf", "a\\b'c\rd"])).toBe(`printf $'a\\\\b\\'c\\rd'`);
   });
@@ -185,6 +205,24 @@ describe("approval prompt keys", () => {
     expect(result.decision).toEqual({ decision: "approved_with_amendment", amendment: ["git", "push"] });
     expect(result.text).toContain('prefix_rule(pattern=["git", "push"], decision="allow")');
     expect(result.text).toContain("/rules/default.rules");
+  });
+
+  it("always-allow with several prefixes: the proposed one is selected, arrows and numbers widen or narrow it, n goes back", async () => {
+    const commit: PromptRequest = {
+      argv: ["git", "commit", "-m", "fix\u001b[2J"],
+      cwd: "/w",
+      proposedAmendment: ["git", "commit"],
+      amendmentChoices: [["git", "commit"], ["git", "commit", "-m"], ["git", "commit", "-m", "fix\u001b[2J"]],
+    };
+    const amend = (amendment: string[]) => ({ decision: "approved_with_amendment", amendment });
+    const proposed = await answer(["a", "\r", "y"], commit);
+    expect(proposed.decision).toEqual(amend(["git", "commit"]));
+    expect(proposed.text).toContain("> 1. git commit …");
+    expect(proposed.text).toContain("3. git commit -m $'fix\\x1b[2J' …");
+    expect((await answer(["a", "\u001b[C", "\u001b[C", "\r", "y"], commit)).decision).toEqual(amend(["git", "commit", "-m", "fix\u001b[2J"]));
+    expect((await answer(["a", "\u001b[C", "\u001b[D", "\u001b[D", "\r", "y"], commit)).decision).toEqual(amend(["git", "commit"]));
+    expect((await answer(["a", "2", "y"], commit)).decision).toEqual(amend(["git", "commit", "-m"]));
+    expect((await answer(["a", "n", "n"], commit)).decision).toBe("denied");
   });
 
   it("declining the rule goes back to the menu", async () => {

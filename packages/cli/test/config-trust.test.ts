@@ -174,6 +174,7 @@ describe("untrusted project: may only tighten", () => {
     { name: "codex_rules = true over the user's false (adds allow rules)", user: "codex_rules = false", project: () => "codex_rules = true", key: "codex_rules" },
     { name: "a rules file (its allow rules run unsandboxed)", project: () => 'rules = ["team.rules"]', key: "rules" },
     { name: "allow_broad_workspace", project: () => "allow_broad_workspace = true", key: "allow_broad_workspace" },
+    { name: "the login shell back on over the user's false (the profile runs unsandboxed for allow rules)", user: "allow_login_shell = false", project: () => "allow_login_shell = true", key: "allow_login_shell" },
   ];
   for (const c of cases) {
     it(`refuses ${c.name}; the same file loads once the project is trusted`, async () => {
@@ -197,6 +198,17 @@ describe("untrusted project: may only tighten", () => {
     await expect(loadConfig({ cwd: ws }, env)).resolves.toMatchObject({ processLimit: 64, project: { trusted: false } });
     writeProject('process_limit = "off"\n');
     await expect(loadConfig({ cwd: ws, processLimit: 32 }, env)).resolves.toMatchObject({ processLimit: 32 });
+  });
+
+  it("lets an untrusted project turn the login shell off, or repeat the default; a flag decides over it", async () => {
+    await expect(loadConfig({ cwd: ws }, env)).resolves.toMatchObject({ allowLoginShell: true });
+    writeProject("allow_login_shell = false\n");
+    await expect(loadConfig({ cwd: ws }, env)).resolves.toMatchObject({ allowLoginShell: false, project: { trusted: false } });
+    writeProject("allow_login_shell = true\n");
+    await expect(loadConfig({ cwd: ws }, env)).resolves.toMatchObject({ allowLoginShell: true });
+    write(userFile, "allow_login_shell = false\n");
+    await expect(loadConfig({ cwd: ws, loginShell: false }, env)).resolves.toMatchObject({ allowLoginShell: false });
+    await expect(loadConfig({ cwd: ws, loginShell: true }, env)).resolves.toMatchObject({ allowLoginShell: true });
   });
 
   it("does not judge a key a flag decides (it takes no effect)", async () => {

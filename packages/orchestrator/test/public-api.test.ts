@@ -18,7 +18,7 @@ function exportedNames(file: string): string[] {
 }
 
 const ROOT = [
-    "APPROVAL_POLICIES", "AbortedError", "AnthropicTool", "ApprovalCache", "ApprovalHandler", "ApprovalPolicy",
+    "APPROVAL_POLICIES", "AbortedError", "AmendmentCandidates", "AmendmentPrefixChoice", "AnthropicTool", "ApprovalCache", "ApprovalHandler", "ApprovalPolicy",
     "ApprovalPolicySchema", "ApprovalReason", "ApprovalReasonKind", "ApprovalReasonRule", "ApprovalRequest",
     "ApprovalResponse", "ApprovalResponseSchema", "ApprovalUnavailableError", "CancelledError",
     "CommandNotFoundError", "CommandRuleGrant", "CommandTimeoutError", "DEFAULT_SPILL_LIMIT_BYTES",
@@ -26,7 +26,7 @@ const ROOT = [
     "EnvDropReason", "EventBus", "EventListener", "ExecCommandArgs", "ExecCommandArgsSchema", "ExecPipeline",
     "ExecProbe", "ExecRequest", "ForbiddenError", "HostApprovals", "HostAskContext", "HostGrant", "HostRule",
     "HostRules", "HostVerdict", "HostVerdictSource", "InvalidToolArgumentsError", "JsonSchema", "LaunchResult",
-    "Launcher", "MAX_OUTPUT_DELTAS_PER_CALL", "McpTool", "NetworkGrants", "NetworkGrantsInput", "NetworkGrantsSchema",
+    "Launcher", "MAX_AMENDMENT_CHOICES", "MAX_OUTPUT_DELTAS_PER_CALL", "McpTool", "NetworkGrants", "NetworkGrantsInput", "NetworkGrantsSchema",
     "NetworkHostPolicy", "NetworkRefusal", "NetworkReport", "NetworkTunnelSplicerSource", "OpenAIChatFunctionTool",
     "OpenAIFunctionTool", "Orchestrator", "OrchestratorConfigError", "OrchestratorError", "OrchestratorErrorCode",
     "OrchestratorEvent", "OrchestratorOptions", "OrchestratorOptionsSchema", "OutputSink", "ParsedToolCall",
@@ -41,9 +41,9 @@ const ROOT = [
     "ToolDefinitionFormatSchema", "ToolHandler", "ToolOutput", "ToolPayload", "ToolPayloadSchema", "ToolRegistry",
     "ToolResponse", "TraceOutcome", "UnfitDirectoryError", "UnifiedExecManager", "UnknownSessionError", "UnknownToolError",
     "WorkspaceChangedError", "WorkspaceIdentity", "WritableRootChangedError", "WritableRootIdentity",
-    "WriteStdinArgs", "WriteStdinArgsSchema", "checkPrivateDirSync", "commandRuleGrant", "defaultProtectedPaths", "defaultSpillDir",
+    "WriteStdinArgs", "WriteStdinArgsSchema", "amendmentCandidates", "amendmentPrefixChoice", "checkPrivateDirSync", "commandRuleGrant", "defaultProtectedPaths", "defaultSpillDir",
     "describeEnvDropReason", "describeVerdictSource", "escapeForDisplay", "explainEnvScrub", "filterTerminalOutput",
-    "hasHiddenCharacters", "sandboxRetryMessage", "sessionProcessFromHandle", "spillMarker", "toAnthropicToolResult",
+    "hasHiddenCharacters", "personPrefixLength", "sandboxRetryMessage", "sessionProcessFromHandle", "spillMarker", "toAnthropicToolResult",
     "toMcpCallToolResult", "toOpenAIFunctionCallOutput",
 ];
 

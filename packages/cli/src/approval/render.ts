@@ -72,6 +72,39 @@ export function amendmentEffect(request: PromptRequest, fallbackRulesFile?: stri
   return `always allow ${prefix}${unsandboxed ? " outside the sandbox" : ""}: adds an allow rule to ${file}; ${effect}`;
 }
 
+/**
+ * The prefixes "always allow" may write, `proposedAmendment` first in the list's order (shortest
+ * first); just the proposed one when the request lists none (older orchestrators).
+ */
+export function amendmentChoicesOf(request: PromptRequest): ReadonlyArray<readonly string[]> {
+  const proposed = request.proposedAmendment ?? [];
+  const listed = request.amendmentChoices?.filter((c) => c.length > 0) ?? [];
+  return listed.length > 0 ? listed : proposed.length > 0 ? [proposed] : [];
+}
+
+/** Index of the proposed prefix among `amendmentChoicesOf(request)` (0 when it is not listed). */
+export function proposedChoiceIndex(request: PromptRequest): number {
+  const proposed = request.proposedAmendment ?? [];
+  const index = amendmentChoicesOf(request).findIndex((c) => c.length === proposed.length && c.every((w, i) => w === proposed[i]));
+  return Math.max(0, index);
+}
+
+/**
+ * The list of prefixes to choose from: one numbered line each, `selected` marked by `>`, every word
+ * shown with control and invisible characters escaped (`displayArgv`), so a word can neither break
+ * the list into more lines nor redraw it.
+ */
+export function renderPrefixChoices(prefixes: ReadonlyArray<readonly string[]>, selected: number, style: Style = PLAIN): string[] {
+  const lines = ["", `  ${style.bold("Always allow commands starting with which prefix?")}`, ""];
+  prefixes.forEach((prefix, i) => {
+    const text = `${i + 1}. ${style.accent(displayArgv(prefix))} …`;
+    lines.push(i === selected ? `  ${style.bold(`> ${text}`)}` : `    ${text}`);
+  });
+  lines.push("");
+  lines.push(style.dim("  ←/→ or ↑/↓ to narrow or widen, a number to pick, Enter to choose, Esc to go back"));
+  return lines;
+}
+
 /** Why the person is asked, as one line (raw). */
 export function reasonText(request: PromptRequest): string | undefined {
   return request.why?.text ?? request.reason;
@@ -101,7 +134,8 @@ export function choicesFor(request: PromptRequest, rulesFile?: string): Choice[]
   if (request.proposedAmendment && request.proposedAmendment.length > 0 && isOffered(request, "approved_with_amendment")) {
     // Two lines: the file path makes one line too long for many terminals, and a wrapped line would
     // throw off the in-place redraw, which counts lines.
-    const label = escapeForDisplay(amendmentEffect(request, rulesFile)).replace("; matching commands", ";\n        matching commands");
+    const more = amendmentChoicesOf(request).length > 1 ? "\n        (next: keep this prefix, or choose a wider or narrower one)" : "";
+    const label = `${escapeForDisplay(amendmentEffect(request, rulesFile)).replace("; matching commands", ";\n        matching commands")}${more}`;
     choices.push({ key: "a", label, value: "amend" });
     // The sandboxed rule is the default "always allow"; lifting the sandbox is its own, later choice.
     if (request.amendmentSandbox && request.amendmentBypassesSandbox !== false) {

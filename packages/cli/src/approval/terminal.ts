@@ -1,5 +1,5 @@
 import { escapeForDisplay } from "@shellgate/orchestrator";
-import { ANSI, choicesFor, PLAIN, renderAmendConfirm, renderHeader, renderMenu, type Style } from "./render.js";
+import { amendmentChoicesOf, ANSI, choicesFor, PLAIN, proposedChoiceIndex, renderAmendConfirm, renderHeader, renderMenu, renderPrefixChoices, type Style } from "./render.js";
 import type { PromptDecision, PromptRequest } from "./types.js";
 
 /** Where keys come from (`process.stdin` fits). */
@@ -91,6 +91,10 @@ async function askOnce(options: TerminalPromptOptions, request: PromptRequest, s
   const rulesFile = request.amendmentRulesFile ?? options.userRulesFile;
   let selected = 0;
   let confirming: false | "sandboxed" | "unsandboxed" = false;
+  // "Always allow": which rule (sandboxed or not) while its prefix is chosen, and the prefix chosen.
+  let choosingPrefix: false | "sandboxed" | "unsandboxed" = false;
+  const prefixes = amendmentChoicesOf(request);
+  let prefixIndex = proposedChoiceIndex(request);
   let drawn = 0;
   const write = (lines: string[]) => {
     output.write(`${lines.join("\n")}\n`);
@@ -122,19 +126,45 @@ async function askOnce(options: TerminalPromptOptions, request: PromptRequest, s
       const choice = choices[index];
       if (!choice) return;
       if (choice.value === "amend" || choice.value === "amend_unsandboxed") {
-        confirming = choice.value === "amend" ? "sandboxed" : "unsandboxed";
-        const sandbox = confirming === "sandboxed" ? request.amendmentSandbox : undefined;
-        redraw(renderAmendConfirm(request.proposedAmendment ?? [], rulesFile, style, request.amendmentBypassesSandbox !== false, sandbox));
+        const which = choice.value === "amend" ? "sandboxed" : "unsandboxed";
+        if (prefixes.length > 1) {
+          choosingPrefix = which;
+          redraw(renderPrefixChoices(prefixes, prefixIndex, style));
+          return;
+        }
+        confirm(which);
         return;
       }
       finish(choice.value, choice.label);
     };
+    const chosenPrefix = (): readonly string[] => prefixes[prefixIndex] ?? request.proposedAmendment ?? [];
+    const confirm = (which: "sandboxed" | "unsandboxed") => {
+      confirming = which;
+      choosingPrefix = false;
+      const sandbox = which === "sandboxed" ? request.amendmentSandbox : undefined;
+      redraw(renderAmendConfirm(chosenPrefix(), rulesFile, style, request.amendmentBypassesSandbox !== false, sandbox));
+    };
+    const onPrefixKey = (name: string, which: "sandboxed" | "unsandboxed") => {
+      if (name === "left" || name === "up" || name === "k" || name === "h" || name === "-") prefixIndex = Math.max(0, prefixIndex - 1);
+      else if (name === "right" || name === "down" || name === "j" || name === "l" || name === "+" || name === "tab") {
+        prefixIndex = Math.min(prefixes.length - 1, prefixIndex + 1);
+      } else if (name === "return" || name === "enter") return confirm(which);
+      else if (name === "escape" || name === "n") {
+        choosingPrefix = false;
+        return redraw(renderMenu(choices, selected, style));
+      } else if (/^[1-9]$/.test(name) && Number(name) <= prefixes.length) {
+        prefixIndex = Number(name) - 1;
+        return confirm(which);
+      } else return;
+      redraw(renderPrefixChoices(prefixes, prefixIndex, style));
+    };
     const onKey = (str: string | undefined, key: Key | undefined) => {
       const name = key?.name ?? str ?? "";
       if (key?.ctrl && (name === "c" || name === "d")) return finish("abort", "abort");
+      if (choosingPrefix) return onPrefixKey(name, choosingPrefix);
       if (confirming) {
         if (name === "y") {
-          const amendment = [...(request.proposedAmendment ?? [])];
+          const amendment = [...chosenPrefix()];
           // Said explicitly either way, so the orchestrator never has to guess which rule was confirmed.
           const sandboxed = confirming === "sandboxed" && request.amendmentSandbox !== undefined;
           const decision = request.amendmentSandbox !== undefined ? { decision: "approved_with_amendment" as const, amendment, sandboxed } : { decision: "approved_with_amendment" as const, amendment };

@@ -14,6 +14,8 @@ export interface PromptRequest {
   justification?: string;
   /** Present only when "always allow" is offered. */
   proposedAmendment?: readonly string[];
+  /** The prefixes "always allow" may write instead, shortest first, `proposedAmendment` among them. */
+  amendmentChoices?: ReadonlyArray<readonly string[]>;
   /** Where "always allow" writes its rule. */
   amendmentRulesFile?: string;
   /** Whether commands a plain allow rule allows then run outside the sandbox. */

@@ -41,6 +41,8 @@ export interface ConfigOverrides {
   allowWeakerIsolation?: boolean;
   /** `--process-limit N|off`: the most processes one sandboxed command may run at once. */
   processLimit?: ProcessLimitSetting;
+  /** `--login` (true) / `--no-login` (false): whether scripts run through a login shell. */
+  loginShell?: boolean;
   /** `--allow-domain HOST` (repeatable): hosts sandboxed commands may reach through the network proxy. */
   allowDomains?: string[];
 }
@@ -93,6 +95,8 @@ export interface EffectiveConfig {
   timeoutMs: number;
   /** Whether the Landlock+seccomp fallback (weaker isolation) may be used when bubblewrap cannot run. */
   allowWeakerIsolation: boolean;
+  /** Whether scripts run through the user's shell as a login shell (`allow_login_shell`, `--login`/`--no-login`; default true). */
+  allowLoginShell: boolean;
   /** `process_limit` / `--process-limit` when one was given; absent, the backend's default (4096) applies. */
   processLimit?: ProcessLimitSetting;
   /** The `[shell_environment_policy]` table merged across files (later files win per key), if any. */
@@ -166,6 +170,7 @@ interface Merged {
   codexRules: boolean;
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
+  allowLoginShell: boolean;
   processLimit: ProcessLimitSetting | undefined;
   /** Raw `[network] allow` entries of the layers and `--allow-domain`, in order, with their origin. */
   networkAllow: DomainEntry[];
@@ -204,6 +209,7 @@ function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged
     codexRules: last(layers, (c) => c.codex_rules) ?? true,
     allowBroadWorkspace: overrides.allowBroadWorkspace === true || (last(layers, (c) => c.allow_broad_workspace) ?? false),
     allowWeakerIsolation: overrides.allowWeakerIsolation === true || (last(layers, (c) => c.allow_weaker_isolation) ?? false),
+    allowLoginShell: overrides.loginShell ?? last(layers, (c) => c.allow_login_shell) ?? true,
     processLimit: overrides.processLimit ?? last(layers, (c) => c.process_limit),
     // Lists add up across layers: a project may only add denies unless trusted (see strictness.ts).
     networkAllow: [
@@ -229,6 +235,7 @@ function baselineOf(merged: Merged, layers: Layer[], cwd: string): Baseline {
     codexRules: merged.codexRules,
     allowBroadWorkspace: merged.allowBroadWorkspace,
     allowWeakerIsolation: merged.allowWeakerIsolation,
+    allowLoginShell: merged.allowLoginShell,
     processLimit: merged.processLimit ?? DEFAULT_PROCESS_LIMIT,
     networkAllow: merged.networkAllow.map((e) => e.host.trim().toLowerCase()),
   };
@@ -299,6 +306,7 @@ async function readLayers(overrides: ConfigOverrides, env: PathEnv, judged: (key
           noDefaultRules: overrides.noDefaultRules === true,
           allowBroadWorkspace: overrides.allowBroadWorkspace === true,
           allowWeakerIsolation: overrides.allowWeakerIsolation === true,
+          loginShell: overrides.loginShell !== undefined,
           processLimit: overrides.processLimit !== undefined,
         };
         const weakenings = findWeakenings(projectConfig, baseline, flags, (p) => canonicalPath(resolveFrom(layer, p))).filter((w) => judged(w.key));
@@ -402,6 +410,7 @@ export async function loadConfig(
     workspaceCheck,
     timeoutMs: merged.timeoutMs,
     allowWeakerIsolation: merged.allowWeakerIsolation,
+    allowLoginShell: merged.allowLoginShell,
     ...(merged.processLimit !== undefined ? { processLimit: merged.processLimit } : {}),
     ...(merged.shellEnvironmentPolicy ? { shellEnvironmentPolicy: merged.shellEnvironmentPolicy } : {}),
     protectedPaths: [...new Set(protectedPaths)],

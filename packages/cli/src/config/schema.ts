@@ -72,6 +72,12 @@ export const ConfigFileSchema = z.strictObject({
    */
   allow_weaker_isolation: z.boolean().optional(),
   /**
+   * Run scripts through the user's shell as a login shell (`bash -lc`), loading the profile, and let
+   * the model ask for one (default true, Codex's behaviour). false: `bash -c`, and a model's
+   * `login: true` is refused. A project that is not trusted may only turn it off.
+   */
+  allow_login_shell: z.boolean().optional(),
+  /**
    * The most processes (threads included) one sandboxed command may run at once, or "off" for no
    * cap. Default 4096. A project that is not trusted may only lower it.
    */

@@ -73,6 +73,8 @@ export interface Baseline {
   codexRules: boolean;
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
+  /** Whether scripts run through a login shell (its default, true, when the user set nothing). */
+  allowLoginShell: boolean;
   /** The user's process limit (its default when none is set). */
   processLimit: ProcessLimitSetting;
   /** Hosts the user's config and `--allow-domain` grant (trimmed, lower-cased). */
@@ -88,6 +90,7 @@ export interface FlagsGiven {
   noDefaultRules: boolean;
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
+  loginShell: boolean;
   processLimit: boolean;
 }
 
@@ -207,6 +210,11 @@ export function findWeakenings(
   }
   if (!flags.allowWeakerIsolation && project.allow_weaker_isolation === true && !baseline.allowWeakerIsolation) {
     add("allow_weaker_isolation", true, "false");
+  }
+  // A login shell runs the profile first, and unsandboxed for an allow rule's command; profile code
+  // such as a version manager's hook reads files the workspace holds (`.tool-versions`, `.envrc`).
+  if (!flags.loginShell && project.allow_login_shell === true && !baseline.allowLoginShell) {
+    add("allow_login_shell", true, "false");
   }
   return out;
 }

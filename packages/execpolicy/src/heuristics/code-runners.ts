@@ -4,11 +4,10 @@
  * `env` or `sudo`) allows every command once nothing past its options is fixed.
  */
 
-/** The name a program is judged by here: its file name, without a Windows extension or a version (`python3.12` is `python`). */
-export function programName(argv0: string): string {
-  const base = argv0.slice(Math.max(argv0.lastIndexOf("/"), argv0.lastIndexOf("\\")) + 1).toLowerCase();
-  return base.replace(/\.(exe|cmd|bat|com|ps1)$/, "").replace(/[\d.]+$/, "").replace(/-$/, "");
-}
+import { programName } from "./program-name.js";
+import { commandStructure } from "./subcommands.js";
+
+export { programName };
 
 /** How a code runner reads its options; an option in none of the sets may take the next word as its value. */
 interface OptionTable {
@@ -209,9 +208,16 @@ function judge(words: readonly string[], at: number, depth: number): string | un
     if (typeof next !== "number") return `\`${shown}\` runs the command that follows it, and the prefix does not fix that command`;
     return judge(words, next, depth + 1);
   }
+  // Global options read by the tool's own table where it is known (`docker --debug ps`, `cargo +nightly
+  // test`); one that sets what the tool runs (`git --exec-path=DIR`, `git -c core.pager=…`) fixes nothing.
+  const structure = commandStructure(words.slice(at));
+  if (structure?.codeOption) {
+    return `\`${shown}\` sets with \`${structure.codeOption}\` the programs or configuration ${name} runs, so it would run whatever that names`;
+  }
   const subcommands = EXEC_SUBCOMMANDS.get(name);
   if (subcommands) {
-    const sub = firstOperand(words, at + 1, undefined);
+    const known = structure && structure.unknownOption === undefined;
+    const sub = known ? (structure.subcommand === undefined ? "open" : at + structure.subcommand) : firstOperand(words, at + 1, undefined);
     if (typeof sub !== "number") return `\`${shown}\` is followed only by options: it would allow every subcommand, some of which run any command`;
     if (!subcommands.includes(words[sub]!.toLowerCase())) return undefined;
     const next = firstOperand(words, sub + 1, undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { arbitraryCodePrefix, programName, workspaceCodeRunner, wrappedCommands } from "../../src/heuristics/index.js";
+import { arbitraryCodePrefix, commandStructure, programName, workspaceCodeRunner, wrappedCommands } from "../../src/heuristics/index.js";
 
 describe("arbitraryCodePrefix: a prefix whose program runs any code once only options follow", () => {
   it.each([
@@ -28,9 +28,56 @@ describe("arbitraryCodePrefix: a prefix whose program runs any code once only op
     expect(arbitraryCodePrefix(prefix.split(" "))).toBeUndefined();
   });
 
+  it.each([
+    ["git --exec-path=/tmp/x status"], ["git --exec-path status"], ["git -c core.pager=sh log"], ["git --config-env=core.pager=P log"],
+    ["git -C sub -c core.fsmonitor=./x status"], ["cargo --config build.rustc-wrapper=./w build"], ["docker --config ./d ps"],
+    ["kubectl --kubeconfig ./k get"], ["apt-get -o APT::Update::Pre-Invoke::=sh update"], ["npm --script-shell=./s run build"],
+  ])("%s is refused: a global option sets what the tool runs", (prefix) => {
+    expect(arbitraryCodePrefix(prefix.split(" "))).toMatch(/sets with/);
+  });
+
+  it.each([
+    ["docker --debug ps"], ["docker -H unix:///x.sock ps"], ["cargo +nightly test"], ["kubectl -n x get"], ["git --no-pager log"],
+    ["git --git-dir=.git status"], ["npm --prefix x run build"], ["podman -D images"],
+  ])("%s is not refused: its global options are read by the tool's own table", (prefix) => {
+    expect(arbitraryCodePrefix(prefix.split(" "))).toBeUndefined();
+  });
+
+  it("still refuses a tool followed only by known global options", () => {
+    expect(arbitraryCodePrefix(["docker", "--debug"])).toMatch(/only by options/);
+    expect(arbitraryCodePrefix(["cargo", "+nightly"])).toMatch(/only by options/);
+  });
+
   it("judges the command a wrapper runs, so a wrapped interpreter is refused as the bare one is", () => {
     expect(arbitraryCodePrefix(["timeout", "5", "python3", "-q"])).toMatch(/python3 -q/);
     expect(arbitraryCodePrefix(["sudo", "-E", "env", "-i", "node"])).toMatch(/node/);
+  });
+});
+
+describe("commandStructure: the subcommand behind a tool's global options", () => {
+  it.each([
+    [["git", "commit", "-m", "msg"], { subcommand: 1, optionValues: [] }],
+    [["git", "-C", "dir", "push", "origin"], { subcommand: 3, optionValues: [2] }],
+    [["git", "--git-dir=x", "stash", "pop"], { subcommand: 2, nested: 3, optionValues: [] }],
+    [["cargo", "+nightly", "test"], { subcommand: 2, optionValues: [] }],
+    [["docker", "--debug", "ps"], { subcommand: 2, optionValues: [] }],
+    [["docker", "compose", "-f", "x.yml", "up"], { subcommand: 1, optionValues: [] }],
+    [["docker", "compose", "up", "-d"], { subcommand: 1, nested: 2, optionValues: [] }],
+    [["kubectl", "get", "pods", "-n", "x"], { subcommand: 1, optionValues: [] }],
+    [["kubectl", "-n", "x", "get", "pods"], { subcommand: 3, optionValues: [2] }],
+    [["npm", "run", "build"], { subcommand: 1, nested: 2, optionValues: [] }],
+    [["make", "-j4"], { optionValues: [] }],
+    [["make", "-j", "4", "CC=clang", "test"], { subcommand: 4, optionValues: [2] }],
+    [["git", "--weird", "x", "status"], { optionValues: [], unknownOption: "--weird" }],
+    [["git", "--exec-path=/tmp/x", "status"], { subcommand: 2, optionValues: [], codeOption: "--exec-path=/tmp/x" }],
+    [["git", "'free text'"], { optionValues: [] }],
+  ])("%j", (argv, expected) => {
+    expect(commandStructure(argv)).toEqual(expected);
+  });
+
+  it("knows nothing of other programs", () => {
+    expect(commandStructure(["ls", "-la"])).toBeUndefined();
+    expect(commandStructure([])).toBeUndefined();
   });
 });
 

@@ -1,35 +1,36 @@
-import path from "node:path";
 import type { SandboxPolicy } from "@shellgate/sandbox";
-import { amendmentPrefixRefusal } from "../admission/amendments.js";
 import type { Admission } from "../admission/assess.js";
 import { fileSystemKind, hasDeniedReads } from "../admission/requirement.js";
+import { amendmentCandidates } from "./prefix-candidates.js";
+import { amendmentRefusal } from "./refusal.js";
 import type { ReviewDecision } from "./types.js";
 
-/** Programs that run a script given inline; an allow rule for `<shell> -c SCRIPT` would approve a whole script. */
-const SCRIPT_RUNNERS = new Set([
-  "bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "pwsh", "powershell", "powershell.exe", "cmd", "cmd.exe",
-  "python", "python3", "python2", "pypy", "pypy3", "node", "perl", "ruby", "php", "lua", "osascript",
-]);
+export { amendmentRefusal };
 
-/** Flags by which a script runner takes its program as an argument (`-c`, `-lc`, `-e`, `-Command`…). */
-const INLINE_CODE_FLAG = /^(-[a-zA-Z]*[ce]|-r|-Command|-EncodedCommand|\/c|\/C|-)$/;
+/** The prefixes "always allow" lets the person choose from, and the one proposed. */
+export interface AmendmentPrefixChoice {
+  /** Shortest first; each may become an allow rule. */
+  choices: string[][];
+  /** Index of the proposed prefix in `choices`. */
+  defaultIndex: number;
+}
 
 /**
- * Why `prefix` must never become an allow rule, or `undefined` when it may. Refused: a bare
- * interpreter or shell (it would allow any command), an inline script (`bash -lc '…'`, `python3 -c …`:
- * a rule for a whole script, which the rules language cannot check), and a command the heuristics
- * rate dangerous (a forced `rm`).
+ * The prefix choice for admission's candidate: the prefixes of it a rule may be written for (see
+ * `amendmentCandidates`), with the prefix a person would write proposed — or, when the model asked
+ * for this prefix itself (`prefix_rule`), that prefix. `{ withheld }` when none may be a rule.
  */
-export function amendmentRefusal(prefix: readonly string[], isDangerousArgv: (argv: readonly string[]) => boolean): string | undefined {
-  if (prefix.length === 0) return "it is empty";
-  const open = amendmentPrefixRefusal(prefix);
-  if (open) return open;
-  const program = path.basename(prefix[0] ?? "");
-  if (SCRIPT_RUNNERS.has(program) && prefix.slice(1).some((t) => INLINE_CODE_FLAG.test(t))) {
-    return "it is a whole script, not a plain command";
+export function amendmentPrefixChoice(
+  candidate: readonly string[],
+  options: { requested?: boolean; isDangerousArgv: (argv: readonly string[]) => boolean },
+): AmendmentPrefixChoice | { withheld: string } {
+  const { prefixes, defaultIndex } = amendmentCandidates(candidate, options.isDangerousArgv);
+  if (prefixes.length === 0) {
+    const refusal = amendmentRefusal(candidate, options.isDangerousArgv) ?? "it holds an empty word";
+    return { withheld: `a rule for \`${candidate.join(" ")}\` is refused: ${refusal}` };
   }
-  if (isDangerousArgv(prefix)) return "the heuristics rate it dangerous";
-  return undefined;
+  const whole = prefixes.findIndex((p) => p.length === candidate.length);
+  return { choices: prefixes, defaultIndex: options.requested && whole >= 0 ? whole : defaultIndex };
 }
 
 /** What a person is offered for one approval request, and why "always allow" is not offered when it is not. */
@@ -37,6 +38,8 @@ export interface ApprovalOffer {
   offeredDecisions: ReviewDecision[];
   /** The prefix "always allow" would add; present only when `approved_with_amendment` is offered. */
   proposedAmendment?: string[];
+  /** The prefixes the person may choose instead (shortest first, `proposedAmendment` among them). */
+  amendmentChoices?: string[][];
   /** Why "always allow" is not offered (when admission had a candidate or none could exist). */
   amendmentWithheld?: string;
   /** Why "run for this session" is not offered. */
@@ -49,9 +52,11 @@ export interface ApprovalOffer {
 
 /** What decides the offer. */
 export interface OfferInput {
-  admission: Pick<Admission, "split" | "dangerousSegments" | "hiddenDangerous">;
+  admission: Pick<Admission, "split" | "dangerousSegments" | "hiddenDangerous"> & Partial<Pick<Admission, "segments">>;
   /** Admission's candidate prefix for "always allow". */
   candidate: readonly string[] | undefined;
+  /** The candidate is the prefix the model asked for (`prefix_rule`): proposed as it is. */
+  candidateRequested?: boolean;
   retryAfterDenial: boolean;
   /** Whether approvals can outlive the call (an orchestrator that serves many calls). */
   sessionApprovals: boolean;
@@ -74,21 +79,24 @@ export function approvalOffer(input: OfferInput): ApprovalOffer {
   } else {
     offer.offeredDecisions.push("approved_for_session");
   }
-  const withheld = amendmentWithheld(input);
-  if (withheld) {
-    offer.amendmentWithheld = withheld;
-  } else if (input.candidate) {
+  const choice = amendmentWithheld(input);
+  if (typeof choice === "string") {
+    offer.amendmentWithheld = choice;
+  } else if (choice) {
     offer.offeredDecisions.push("approved_with_amendment");
-    offer.proposedAmendment = [...input.candidate];
+    offer.proposedAmendment = [...choice.choices[choice.defaultIndex]!];
+    offer.amendmentChoices = choice.choices.map((c) => [...c]);
     offer.amendmentBypassesSandbox = fileSystemKind(input.sandboxPolicy) === "restricted" && !hasDeniedReads(input.sandboxPolicy);
     const mode = input.sandboxPolicy.mode;
-    if (mode === "read-only" || mode === "workspace-write") offer.amendmentSandbox = mode;
+    // A retry asks to run outside the sandbox because the sandbox refused the command: a rule that
+    // keeps it in the sandbox would fail the same way next time, so "always allow" is the plain rule.
+    if (!input.retryAfterDenial && (mode === "read-only" || mode === "workspace-write")) offer.amendmentSandbox = mode;
   }
   offer.offeredDecisions.push("denied", "abort");
   return offer;
 }
 
-function amendmentWithheld(input: OfferInput): string | undefined {
+function amendmentWithheld(input: OfferInput): string | AmendmentPrefixChoice | undefined {
   const { admission, candidate } = input;
   if (admission.split === "not-plain" || admission.split === "heredoc") {
     return "the command is a script that cannot be split into plain commands; a rule cannot allow a whole script";
@@ -96,9 +104,15 @@ function amendmentWithheld(input: OfferInput): string | undefined {
   if ((admission.hiddenDangerous?.length ?? 0) > 0 || (admission.dangerousSegments?.length ?? 0) > 0) {
     return "the heuristics rate the command dangerous";
   }
+  if (input.retryAfterDenial && (admission.segments?.length ?? 0) > 1) {
+    return `the retry runs a script of ${admission.segments?.length} commands; a rule for one of them would not cover the script`;
+  }
   if (!candidate || candidate.length === 0) return "there is no plain command prefix to allow";
-  const refusal = amendmentRefusal(candidate, input.isDangerousArgv);
-  if (refusal) return `a rule for \`${candidate.join(" ")}\` is refused: ${refusal}`;
+  const choice = amendmentPrefixChoice(candidate, {
+    ...(input.candidateRequested ? { requested: true } : {}),
+    isDangerousArgv: input.isDangerousArgv,
+  });
+  if ("withheld" in choice) return choice.withheld;
   if (!input.userRulesFile) return "no userRulesFile is configured to write the rule to";
-  return undefined;
+  return choice;
 }

@@ -52,6 +52,12 @@ export interface ApprovalRequest {
   offeredDecisions: ReviewDecision[];
   /** The prefix an `approved_with_amendment` answer would add to the user's rules; present only when that is offered. */
   proposedAmendment?: string[];
+  /**
+   * The prefixes the person may choose for "always allow" instead, shortest first, `proposedAmendment`
+   * among them (the program and its subcommand by default, see `amendmentCandidates`); present only
+   * when that is offered. Each is judged again when it comes back as the answer's `amendment`.
+   */
+  amendmentChoices?: string[][];
   /** Where "always allow" writes its rule; present only when that is offered. */
   amendmentRulesFile?: string;
   /**

@@ -57,6 +57,7 @@ export async function askApproval(ctx: PipelineContext, request: ExecRequest, ad
   const offer = approvalOffer({
     admission,
     candidate: extra.proposedAmendment,
+    ...(request.prefixRule && extra.proposedAmendment && sameWords(request.prefixRule, extra.proposedAmendment) ? { candidateRequested: true } : {}),
     retryAfterDenial: extra.retryAfterDenial,
     sessionApprovals: ctx.sessionApprovals ?? true,
     userRulesFile: ctx.userRulesFile,
@@ -77,6 +78,7 @@ export async function askApproval(ctx: PipelineContext, request: ExecRequest, ad
     ...(offer.proposedAmendment
       ? {
           proposedAmendment: offer.proposedAmendment,
+          ...(offer.amendmentChoices ? { amendmentChoices: offer.amendmentChoices } : {}),
           ...(ctx.userRulesFile ? { amendmentRulesFile: ctx.userRulesFile } : {}),
           amendmentBypassesSandbox: offer.amendmentBypassesSandbox ?? false,
           ...(offer.amendmentSandbox ? { amendmentSandbox: offer.amendmentSandbox } : {}),
@@ -150,6 +152,10 @@ export function forbiddingRule(admission: Pick<Admission, "matchedRules">): { fi
     if (m.decision === "forbidden" && (!best || m.matchedPrefix.length > best.matchedPrefix.length)) best = m;
   }
   return best ? { file: best.source.file, line: best.source.line, column: best.source.column, prefix: [...best.matchedPrefix] } : undefined;
+}
+
+function sameWords(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((w, i) => w === b[i]);
 }
 
 /** `promise`, unless `signal` aborts first (a handler that ignores its signal must not hang the call). */

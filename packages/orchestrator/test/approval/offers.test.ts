@@ -18,14 +18,16 @@ const RULES = "/home/me/.config/shellgate/rules/default.rules";
 /** A store whose appends are recorded, never written. */
 function recordingStore() {
   const appended: string[][] = [];
+  const sandboxes: Array<string | undefined> = [];
   const io: PolicyIo<PolicyEvaluator> = {
     loadPolicy: async () => ({ evaluate: () => ({ matchedRules: [] }) }),
-    appendAllowPrefixRule: async (_file, prefix) => {
+    appendAllowPrefixRule: async (_file, prefix, options) => {
       appended.push([...prefix]);
+      sandboxes.push(options?.sandbox);
       return { added: true };
     },
   };
-  return { store: new PolicyStore<PolicyEvaluator>(null, [], io), appended };
+  return { store: new PolicyStore<PolicyEvaluator>(null, [], io), appended, sandboxes };
 }
 
 afterEach(async () => {
@@ -190,6 +192,47 @@ describe("why it asks", () => {
     const { ctx, events } = makeContext({ approvalHandler: handler });
     await new ExecPipeline(ctx).run(request(), scriptedLauncher([probe(0)]).launch);
     expect(events.find((e) => e.type === "approval.requested")).toMatchObject({ reason: "approval policy `untrusted`: only known-safe commands run without asking" });
+  });
+});
+
+describe("the prefix always allow proposes", () => {
+  it("the program and its subcommand, not the commit message; the wider and narrower prefixes are listed, and the default is what is written", async () => {
+    const { store, appended } = recordingStore();
+    const { handler, requests } = scriptedHandler(["approved_with_amendment"]);
+    const { ctx } = makeContext({ approvalHandler: handler, userRulesFile: RULES, policies: store });
+    const argv = ["git", "commit", "-m", "fix: the parser"];
+    await new ExecPipeline(ctx).run(request({ argv }), scriptedLauncher([probe(0)]).launch);
+    expect(requests[0]).toMatchObject({
+      proposedAmendment: ["git", "commit"],
+      amendmentChoices: [["git", "commit"], ["git", "commit", "-m"], argv],
+    });
+    expect(appended).toEqual([["git", "commit"]]);
+  });
+
+  it("the prefix the model asked for (prefix_rule) stays the proposal", async () => {
+    const { handler, requests } = scriptedHandler(["approved"]);
+    const { ctx } = makeContext({ approvalHandler: handler, userRulesFile: RULES, approvalPolicy: "on-request" });
+    const argv = ["git", "push", "origin", "main"];
+    await new ExecPipeline(ctx).run(request({ argv, permissions: "require_escalated", prefixRule: ["git", "push", "origin"] }), scriptedLauncher([probe(0)]).launch);
+    expect(requests[0]).toMatchObject({ proposedAmendment: ["git", "push", "origin"], amendmentChoices: [["git", "push"], ["git", "push", "origin"]] });
+  });
+
+  it("a retry after a denial offers the plain rule (a sandboxed one would fail the same way next time)", async () => {
+    const { store, sandboxes } = recordingStore();
+    const { handler, requests } = scriptedHandler(["approved_with_amendment"]);
+    const { ctx } = makeContext({ approvalHandler: handler, approvalPolicy: "on-failure", userRulesFile: RULES, policies: store });
+    await new ExecPipeline(ctx).run(request({ argv: ["cargo", "build"] }), scriptedLauncher([probe(3, DENIED), probe(0)]).launch);
+    expect(requests[0]).toMatchObject({ retryAfterDenial: true, proposedAmendment: ["cargo", "build"], amendmentBypassesSandbox: true });
+    expect(requests[0]?.amendmentSandbox).toBeUndefined();
+    expect(sandboxes).toEqual([undefined]);
+  });
+
+  it("a retry of a script of several commands offers no rule for its first command", async () => {
+    const { handler, requests } = scriptedHandler(["approved"]);
+    const { ctx } = makeContext({ approvalHandler: handler, approvalPolicy: "on-failure", userRulesFile: RULES });
+    await new ExecPipeline(ctx).run(request({ argv: ["bash", "-lc", "cargo build && cargo test"] }), scriptedLauncher([probe(3, DENIED), probe(0)]).launch);
+    expect(requests[0]?.offeredDecisions).not.toContain("approved_with_amendment");
+    expect(requests[0]?.amendmentWithheld).toMatch(/script of 2 commands/);
   });
 });
 

@@ -9,7 +9,8 @@ export const HELP = `Usage: shellgate check [options] [--] COMMAND [ARGS...]
 Show what would happen if an agent ran this command: how it splits into segments, which rule
 matched each segment (file:line), how a segment no rule matched is judged (known safe, dangerous,
 or "no rule; runs in the sandbox"), and the resulting requirement — skip (in the sandbox, or
-bypassing it), needs approval (with the reason and the prefix "always allow" would add), or
+bypassing it), needs approval (with the reason and the prefix "always allow" would propose: the
+program and its subcommand, with the wider and narrower prefixes a person may choose instead), or
 forbidden (with the reason). Nothing is executed.
 
 The command starts at the first word that is not an option (or after \`--\`); options after it
@@ -28,7 +29,7 @@ ${CONFIG_OPTIONS_HELP}
 ${CONFIG_FILES_HELP}
 
 JSON: { "requirement": "skip" | "needs_approval" | "forbidden", "bypassSandbox"?, "reason"?,
-        "proposedAmendment"?, "segments": [[...]], "matchedRules": [...], "split", "unmatched",
+        "proposedAmendment"?, "amendmentChoices"?, "segments": [[...]], "matchedRules": [...], "split", "unmatched",
         "networkRules"?: { "effective": bool, "rules": [...] }, "ruleSandbox"?: { "sandbox", "hosts", "rules" } }
       with --host, one line per host: { "host", "decision": "allow" | "prompt" | "deny",
         "source": { "kind": "rule" | "grant" | "deny-list" | "command-rule" | "default", ... },

@@ -1,5 +1,6 @@
-import { formatAllowPrefixRule, normalizeNetworkHost, workspaceCodeRunner, type NetworkRule } from "@shellgate/execpolicy";
+import { formatAllowPrefixRule, isDangerousArgv, normalizeNetworkHost, workspaceCodeRunner, type NetworkRule } from "@shellgate/execpolicy";
 import {
+  amendmentPrefixChoice,
   commandRuleGrant,
   describeVerdictSource,
   escapeForDisplay,
@@ -34,7 +35,10 @@ export interface CheckJson {
   requirement: Admission["requirement"]["kind"];
   bypassSandbox?: boolean;
   reason?: string;
+  /** The prefix "always allow" proposes: the program and its subcommand (see the orchestrator's `amendmentCandidates`). */
   proposedAmendment?: string[];
+  /** Every prefix the person may choose instead, shortest first. */
+  amendmentChoices?: string[][];
   segments: string[][];
   matchedRules: Admission["matchedRules"];
   split: Admission["split"];
@@ -142,8 +146,11 @@ export async function checkMain(args: string[]): Promise<number> {
     hosts = (parsed.values["host"] as string[] | undefined) ?? [];
     const overrides = configOverrides(parsed.values);
     // With --host alone, only hosts are judged; with a command too, its own rule grant counts.
-    argv = hosts.length > 0 && parsed.command.length === 0 && !parsed.hadTerminator ? undefined : commandArgv(parsed.hadTerminator, parsed.command);
+    const judgeHostsOnly = hosts.length > 0 && parsed.command.length === 0 && !parsed.hadTerminator;
+    // A usage error in the command is reported before any configuration problem.
+    if (!judgeHostsOnly) commandArgv(parsed.hadTerminator, parsed.command, true);
     config = await loadConfig(overrides);
+    argv = judgeHostsOnly ? undefined : commandArgv(parsed.hadTerminator, parsed.command, config.allowLoginShell);
   } catch (error) {
     process.stderr.write(`shellgate check: ${describeError(error)}\n`);
     if (error instanceof UsageError) {
@@ -263,7 +270,7 @@ function reportHosts(hosts: string[], config: EffectiveConfig, store: PolicyStor
 }
 
 /** The argv to judge: as for `exec`, after `--` or several words an argv, one word a script for the user's shell. */
-function commandArgv(hadTerminator: boolean, command: string[]): string[] {
+function commandArgv(hadTerminator: boolean, command: string[], login: boolean): string[] {
   if (hadTerminator) {
     if (command.length === 0) throw new UsageError("no command after `--`");
     return command;
@@ -272,7 +279,14 @@ function commandArgv(hadTerminator: boolean, command: string[]): string[] {
   if (command.length > 1) return command;
   const script = command[0]!;
   if (script.trim() === "") throw new UsageError("the script is empty");
-  return deriveExecArgs(detectUserShell(), script, { login: true });
+  return deriveExecArgs(detectUserShell(), script, { login });
+}
+
+/** The prefixes "always allow" offers for admission's candidate, as an approval prompt offers them; undefined when none. */
+function amendmentChoice(candidate: readonly string[] | undefined): { choices: string[][]; defaultIndex: number } | undefined {
+  if (!candidate || candidate.length === 0) return undefined;
+  const choice = amendmentPrefixChoice(candidate, { isDangerousArgv: (argv) => isDangerousArgv(argv) });
+  return "withheld" in choice ? undefined : choice;
 }
 
 /** The JSON form: the issue's object, plus `split`, `unmatched` and (when any) the inert `networkRules`. */
@@ -290,17 +304,22 @@ export function toJson(
   if (grant) out.ruleSandbox = { sandbox: grant.sandbox, hosts: grant.hosts.map((h) => h.host), rules: grant.origins };
   if (r.kind === "skip") out.bypassSandbox = r.bypassSandbox;
   if (r.kind !== "skip" && r.reason !== undefined) out.reason = r.reason;
-  if (r.kind !== "forbidden" && r.proposedAmendment) out.proposedAmendment = r.proposedAmendment;
+  const choice = r.kind !== "forbidden" ? amendmentChoice(r.proposedAmendment) : undefined;
+  if (choice) {
+    out.proposedAmendment = choice.choices[choice.defaultIndex]!;
+    out.amendmentChoices = choice.choices;
+  }
   const written = admission.sandboxWritten;
   if (written?.kept) out.sandboxKept = { reason: sandboxKeptReason(argv, written.found), found: written.found };
   if (workspaceCode.length > 0) out.workspaceCode = [...workspaceCode];
   // Keep the issue's key order: requirement, bypassSandbox, reason, proposedAmendment, segments, matchedRules.
-  const { requirement, bypassSandbox, reason, proposedAmendment, ...rest } = out;
+  const { requirement, bypassSandbox, reason, proposedAmendment, amendmentChoices, ...rest } = out;
   return {
     requirement,
     ...(bypassSandbox !== undefined ? { bypassSandbox } : {}),
     ...(reason !== undefined ? { reason } : {}),
     ...(proposedAmendment ? { proposedAmendment } : {}),
+    ...(amendmentChoices ? { amendmentChoices } : {}),
     ...rest,
   };
 }
@@ -374,10 +393,15 @@ export function explain(
     );
     lines.push(`    to keep it allowed but confined, write the rule as: ${w.sandboxedRule}`);
   }
-  if (r.kind !== "forbidden" && r.proposedAmendment) {
+  const choice = r.kind !== "forbidden" ? amendmentChoice(r.proposedAmendment) : undefined;
+  if (choice) {
     // A command that runs without asking is offered "always allow" only if a person is asked later.
     const when = r.kind === "skip" ? "if a person is asked later (a retry or an escalation), " : "";
-    lines.push(`  ${when}"always allow" would add: ${formatAllowPrefixRule(r.proposedAmendment).trimEnd()}`);
+    const proposed = choice.choices[choice.defaultIndex]!;
+    lines.push(`  ${when}"always allow" would add: ${escapeForDisplay(formatAllowPrefixRule(proposed).trimEnd())}`);
+    if (choice.choices.length > 1) {
+      lines.push(`    prefixes the person may choose instead: ${choice.choices.filter((c) => c !== proposed).map((c) => `\`${renderCommand(c)} …\``).join(", ")}`);
+    }
   }
   if (networkRules.length > 0 || config.network.allow.length > 0 || config.network.deny.length > 0) {
     const where = [...new Set(networkRules.map((n) => `${n.source.file}:${n.source.line}`))].join(", ");

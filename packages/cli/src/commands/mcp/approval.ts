@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { escapeForDisplay } from "@shellgate/orchestrator";
-import { amendmentEffect, displayArgv, interactiveSessionNote, isOffered, reasonText } from "../../approval/render.js";
+import { amendmentChoicesOf, amendmentEffect, displayArgv, interactiveSessionNote, isOffered, proposedChoiceIndex, reasonText } from "../../approval/render.js";
 import type { PromptDecision, PromptRequest } from "../../approval/types.js";
 import { titledChoiceSchema } from "./elicitation-schema.js";
 
@@ -43,7 +43,34 @@ function amendmentOffered(request: PromptRequest): boolean {
   return (request.proposedAmendment?.length ?? 0) > 0 && isOffered(request, "approved_with_amendment");
 }
 
-type Choice = "once" | "session" | "always" | "always_unsandboxed" | "deny";
+type Choice = "once" | "session" | `always:${number}` | `always_unsandboxed:${number}` | "deny";
+
+/**
+ * One "always allow" choice per prefix the person may write (`always:N`, N indexing the request's
+ * prefix choices; `always_unsandboxed:N` for the rule that lifts the sandbox), the proposed one first.
+ */
+function amendmentOptions(request: PromptRequest): Array<{ const: Choice; title: string }> {
+  const prefixes = amendmentChoicesOf(request);
+  const proposed = proposedChoiceIndex(request);
+  const order = [proposed, ...prefixes.map((_, i) => i).filter((i) => i !== proposed)];
+  const title = (i: number, unsandboxed: boolean) => {
+    const effect = escapeForDisplay(amendmentEffect({ ...request, proposedAmendment: prefixes[i] ?? [] }, undefined, unsandboxed));
+    return `${effect.charAt(0).toUpperCase()}${effect.slice(1)}`;
+  };
+  const options: Array<{ const: Choice; title: string }> = order.map((i) => ({ const: `always:${i}`, title: title(i, false) }));
+  // Lifting the sandbox for good is a separate, explicit choice after the sandboxed default.
+  if (request.amendmentSandbox && request.amendmentBypassesSandbox !== false) {
+    for (const i of order) options.push({ const: `always_unsandboxed:${i}`, title: title(i, true) });
+  }
+  return options;
+}
+
+/** The prefix an `always:N` / `always_unsandboxed:N` answer names, or undefined for anything else. */
+function answeredPrefix(request: PromptRequest, answer: string, kind: "always" | "always_unsandboxed"): string[] | undefined {
+  const match = new RegExp(`^${kind}:(\\d{1,2})$`).exec(answer);
+  const prefix = match ? amendmentChoicesOf(request)[Number(match[1])] : undefined;
+  return prefix ? [...prefix] : undefined;
+}
 
 /**
  * An approval function that asks the MCP client's user through elicitation. Decline means deny;
@@ -68,16 +95,8 @@ export function createElicitationApproval(
     if (session) {
       options.push({ const: "session", title: request.network ? `Allow ${host} for this session` : "Run, and don't ask again for this command in this session" });
     }
-    const amendment = amendmentOffered(request) ? [...(request.proposedAmendment ?? [])] : null;
-    if (amendment) {
-      const effect = escapeForDisplay(amendmentEffect(request));
-      options.push({ const: "always", title: `${effect.charAt(0).toUpperCase()}${effect.slice(1)}` });
-      // Lifting the sandbox for good is a separate, explicit choice after the sandboxed default.
-      if (request.amendmentSandbox && request.amendmentBypassesSandbox !== false) {
-        const outside = escapeForDisplay(amendmentEffect(request, undefined, true));
-        options.push({ const: "always_unsandboxed", title: `${outside.charAt(0).toUpperCase()}${outside.slice(1)}` });
-      }
-    }
+    const amendment = amendmentOffered(request);
+    if (amendment) options.push(...amendmentOptions(request));
     options.push({ const: "deny", title: "Deny" });
     let result;
     try {
@@ -98,16 +117,16 @@ export function createElicitationApproval(
     }
     if (result.action === "cancel") return "abort";
     if (result.action !== "accept") return "denied";
-    switch (result.content?.["decision"] as Choice | undefined) {
+    const answer = result.content?.["decision"];
+    const always = amendment && typeof answer === "string" ? answeredPrefix(request, answer, "always") : undefined;
+    if (always) return request.amendmentSandbox ? { decision: "approved_with_amendment", amendment: always, sandboxed: true } : { decision: "approved_with_amendment", amendment: always };
+    const outside = amendment && request.amendmentSandbox && typeof answer === "string" ? answeredPrefix(request, answer, "always_unsandboxed") : undefined;
+    if (outside) return { decision: "approved_with_amendment", amendment: outside, sandboxed: false };
+    switch (answer) {
       case "once":
         return "approved";
       case "session":
         return session ? "approved_for_session" : "denied";
-      case "always":
-        if (!amendment) return "denied";
-        return request.amendmentSandbox ? { decision: "approved_with_amendment", amendment, sandboxed: true } : { decision: "approved_with_amendment", amendment };
-      case "always_unsandboxed":
-        return amendment && request.amendmentSandbox ? { decision: "approved_with_amendment", amendment, sandboxed: false } : "denied";
       default:
         return "denied";
     }

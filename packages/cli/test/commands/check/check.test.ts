@@ -67,7 +67,8 @@ describe("shellgate check --json", () => {
     expect(JSON.parse(r.stdout)).toEqual({
       requirement: "skip",
       bypassSandbox: false,
-      proposedAmendment: ["echo", "safe"],
+      proposedAmendment: ["echo"],
+      amendmentChoices: [["echo"], ["echo", "safe"]],
       segments: [["echo", "safe"]],
       matchedRules: [],
       split: "not-a-shell",
@@ -120,6 +121,16 @@ describe("shellgate check (human output)", () => {
     expect(r.stdout).toContain("  2. cargo build\n     no rule; not known to be safe → asks first (approval policy untrusted)\n");
     expect(r.stdout).toContain("requirement: needs_approval — a person must approve it first\n");
     expect(r.stdout).toContain('"always allow" would add: prefix_rule(pattern=["cargo", "build"], decision="allow")\n');
+  });
+
+  it("names the prefix a person would write, not the commit message, and the others to choose from", async () => {
+    const r = await check("--approval-policy", "untrusted", "--", "git", "commit", "-m", "fix: the parser");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"always allow" would add: prefix_rule(pattern=["git", "commit"], decision="allow")\n');
+    expect(r.stdout).toContain("    prefixes the person may choose instead: `git commit -m …`, `git commit -m 'fix: the parser' …`\n");
+    const j = JSON.parse((await check("--json", "--approval-policy", "untrusted", "--", "git", "commit", "-m", "fix: the parser")).stdout);
+    expect(j.proposedAmendment).toEqual(["git", "commit"]);
+    expect(j.amendmentChoices).toEqual([["git", "commit"], ["git", "commit", "-m"], ["git", "commit", "-m", "fix: the parser"]]);
   });
 
   it("says when a forbidden command will not run, and why", async () => {

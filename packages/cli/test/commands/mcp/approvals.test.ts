@@ -87,9 +87,10 @@ describe("elicitation says why and what each choice does", () => {
       const params = asked[0]!;
       expect(params.message).toContain("Why you are asked: approval policy `untrusted`: only known-safe commands run without asking");
       expect(params.message).toContain(
-        `"Always allow" \`touch made-by-mcp.txt …\`, sandboxed: adds an allow rule to ${s.userRulesFile}; matching commands will run without asking from now on, still in the workspace-write sandbox.`,
+        `"Always allow" \`touch …\`, sandboxed: adds an allow rule to ${s.userRulesFile}; matching commands will run without asking from now on, still in the workspace-write sandbox.`,
       );
-      expect(choices(params)).toEqual(["once", "session", "always", "always_unsandboxed", "deny"]);
+      // One choice per prefix: the proposed one (the program) first, then the whole command.
+      expect(choices(params)).toEqual(["once", "session", "always:0", "always:1", "always_unsandboxed:0", "always_unsandboxed:1", "deny"]);
       expect(titles(params)).toContain(
         `Always allow \`touch made-by-mcp.txt …\` outside the sandbox: adds an allow rule to ${s.userRulesFile}; matching commands will run without the sandbox from now on`,
       );
@@ -98,17 +99,21 @@ describe("elicitation says why and what each choice does", () => {
     }
   });
 
-  it("'always' writes the sandboxed rule and 'always_unsandboxed' the plain one", async () => {
+  it("'always:N' writes the sandboxed rule for prefix N and 'always_unsandboxed:N' the plain one", async () => {
     for (const [answer, line] of [
-      ["always", 'prefix_rule(pattern=["touch", "made-by-mcp.txt"], decision="allow", sandbox="workspace-write")\n'],
-      ["always_unsandboxed", 'prefix_rule(pattern=["touch", "made-by-mcp.txt"], decision="allow")\n'],
+      ["always:0", 'prefix_rule(pattern=["touch"], decision="allow", sandbox="workspace-write")\n'],
+      ["always:1", 'prefix_rule(pattern=["touch", "made-by-mcp.txt"], decision="allow", sandbox="workspace-write")\n'],
+      ["always_unsandboxed:1", 'prefix_rule(pattern=["touch", "made-by-mcp.txt"], decision="allow")\n'],
+      ["always:7", undefined],
     ] as const) {
       rmSync(s.userRulesFile, { force: true });
       const client = await connect(["--approval-policy", "untrusted"], () => ({ action: "accept", content: { decision: answer } }));
       try {
         const result = await client.callTool({ name: "shell_command", arguments: { command: "touch made-by-mcp.txt" } });
-        expect(result.isError).toBeFalsy();
-        expect(readFileSync(s.userRulesFile, "utf8")).toBe(line);
+        // A prefix number that was not offered is no answer: denied, nothing written.
+        expect(result.isError).toBe(line === undefined);
+        if (line === undefined) expect(existsSync(s.userRulesFile)).toBe(false);
+        else expect(readFileSync(s.userRulesFile, "utf8")).toBe(line);
       } finally {
         await client.close();
         rmSync(path.join(s.project, "made-by-mcp.txt"), { force: true });
@@ -123,7 +128,7 @@ describe("elicitation says why and what each choice does", () => {
     const asked: Array<ElicitRequest["params"]> = [];
     const client = await connect(["--approval-policy", "untrusted"], (params) => {
       asked.push(params);
-      return { action: "accept", content: { decision: "always" } };
+      return { action: "accept", content: { decision: "always:0" } };
     });
     try {
       const result = await client.callTool({ name: "shell_command", arguments: { command: "rm -rf keep-me" } });

@@ -120,7 +120,7 @@ describe.skipIf(skip !== undefined)("shellgate mcp: what the model reads (offici
       expect(message).toMatch(/Why you are asked: approval policy `untrusted`/);
       expect(message).toMatch(/No "always allow": .*a rule cannot allow a whole script/);
       const schema = (asked[0] as { requestedSchema?: { properties?: { decision?: { oneOf?: Array<{ const: string }> } } } }).requestedSchema;
-      expect((schema?.properties?.decision?.oneOf ?? []).map((o) => o.const)).not.toContain("always");
+      expect((schema?.properties?.decision?.oneOf ?? []).map((o) => o.const).filter((c) => c.startsWith("always"))).toEqual([]);
       expect(existsSync(path.join(s.project, "script-2"))).toBe(true);
     } finally {
       await client.close();

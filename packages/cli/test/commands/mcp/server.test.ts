@@ -107,7 +107,8 @@ describe("MCP server wiring (in-process)", () => {
   it.each([
     [{ action: "accept" as const, content: { decision: "once" } }, "approved"],
     [{ action: "accept" as const, content: { decision: "session" } }, "approved_for_session"],
-    [{ action: "accept" as const, content: { decision: "always" } }, { decision: "approved_with_amendment", amendment: ["git", "push"] }],
+    [{ action: "accept" as const, content: { decision: "always:0" } }, { decision: "approved_with_amendment", amendment: ["git", "push"] }],
+    [{ action: "accept" as const, content: { decision: "always" } }, "denied"],
     [{ action: "accept" as const, content: { decision: "deny" } }, "denied"],
     [{ action: "decline" as const }, "denied"],
     [{ action: "cancel" as const }, "abort"],
