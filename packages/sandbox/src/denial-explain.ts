@@ -5,7 +5,7 @@ import { evidenceLine, filesystemMarks, networkMarks, pythonSocketRefusal, silen
 import { denialText, type DenialAudience } from "./denial-text.js";
 import { InvalidDenialEvidenceError } from "./errors.js";
 import { isPathWithin } from "./paths.js";
-import { toolHomeOf } from "./tool-homes.js";
+import { homeCredentialPaths, homeStartupPaths, toolHomeOf } from "./tool-homes.js";
 import { policyAllowsNetwork, SandboxPolicySchema } from "./policy.js";
 import { firstZodIssue } from "./zod-issues.js";
 import { DEFAULT_DENIAL_SIGNALS } from "./backend.js";
@@ -92,12 +92,16 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
     broad: z.boolean().optional(),
     /**
      * The nearest directory was not suggested as a writable root, and why: `system` (`/etc`, `/usr`,
-     * `/var`…), `home` (the home directory or an ancestor: every tool's settings and the shell's
-     * start-up files), `credentials` (shell rc files, `~/.ssh`, `~/.gnupg`, `~/.aws`, `~/.config/gh`,
-     * a directory of several tools' settings…), `tool-code` (a part of a tool home that stays read-only
-     * in every sandbox, as the host runs what is there).
+     * `/opt`, `/var`…), `home` (the home directory or an ancestor: every tool's settings and the shell's
+     * start-up files), `credentials` (a credential store such as `~/.ssh`, `~/.gnupg`, `~/.aws`, a
+     * keyring, or a directory holding one), `startup` (a file the host reads at start-up: shell rc
+     * files, `~/.gitconfig`, `~/.config`, or a directory holding one), `tool-code` (a part of a tool
+     * home that stays read-only in every sandbox, as the host runs what is there). `dir` is the
+     * directory judged, or the credential store or start-up file the path lies in.
      */
-    notSuggested: z.strictObject({ dir: z.string(), reason: z.enum(["system", "home", "credentials", "tool-code"]), tool: z.string().optional() }).optional(),
+    notSuggested: z
+      .strictObject({ dir: z.string(), reason: z.enum(["system", "home", "credentials", "startup", "tool-code"]), tool: z.string().optional() })
+      .optional(),
     /** The suggested root is a tool's home: which tool, and what in it stays read-only (the rest the host's tool reads as it finds it). */
     toolHome: z.strictObject({ tool: z.string(), readOnly: z.array(z.string()) }).optional(),
     /** Writes need the `workspace-write` sandbox mode instead of `read-only`. */
@@ -111,7 +115,10 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
      * sandboxed, approved or allowed by a rule, so running it outside the sandbox is no way out.
      */
     sandboxAlwaysOn: z.boolean().optional(),
-    /** For a protected path: which protected name (`.git`, `.codex`, …), or `policy` for a rules/config path. */
+    /**
+     * For a protected path: which protected name (`.git`, `.codex`, `.agents`, `.shellgate`), or what
+     * a granted home holds (`credentials`, `startup`, `tool-code`), or `policy` for a rules/config path.
+     */
     protectedName: z.string().optional(),
     /**
      * No one can approve a run outside the sandbox where this ran (no approver, or the approval
@@ -209,6 +216,12 @@ function protectedNameOf(carveOut: string, evidence: z.infer<typeof DenialEviden
   if (/(?:^|\/)\.git(?:\/|$)/.test(carveOut) || evidence.writableRoots.some((r) => r.readOnlySubpaths.includes(carveOut) && /\.git$/.test(carveOut))) {
     return ".git";
   }
+  // Held because a granted home holds it: a credential store, a start-up file, a tool's code.
+  if (evidence.homeDir !== undefined && evidence.homeDir !== "/" && isPathWithin(carveOut, evidence.homeDir)) {
+    const held = heldHomePath(carveOut, evidence.homeDir, false);
+    if (held) return held.reason;
+    if (toolHomeOf(carveOut, { HOME: evidence.homeDir })?.fullyReadOnly) return "tool-code";
+  }
   return "policy";
 }
 
@@ -225,16 +238,21 @@ const SYSTEM_DIRS: readonly string[] = Object.freeze([
 const TEMP_DIRS: readonly string[] = Object.freeze(["/var/tmp", "/var/folders", "/private/tmp", "/private/var/tmp", "/private/var/folders"]);
 
 /**
- * Below the home directory: names that hold credentials or files the host reads at start-up (and
- * the directories holding several tools' settings, so a root there would hand over all of them).
- * Never suggested, nor any directory that contains one.
+ * Below the home directory, besides the credential stores and start-up files of `tool-homes.ts`:
+ * the directory of every tool's settings, so a root there would hand over all of them.
  */
-const SENSITIVE_HOME_NAMES: readonly string[] = Object.freeze([
-  ".ssh", ".gnupg", ".aws", ".azure", ".docker", ".kube", ".pki", ".password-store", ".netrc", ".git-credentials",
-  ".gitconfig", ".config", ".config/git", ".config/gh", ".config/gcloud", ".local/share/keyrings", "Library/Keychains",
-  ".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-  ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".pip",
-]);
+const SETTINGS_HOME_NAMES: readonly string[] = Object.freeze([".config"]);
+
+/** The credential store or start-up path below `homeDir` that `p` is, lies in or (`containing`) holds; with the reason it is never suggested. */
+function heldHomePath(p: string, homeDir: string, containing: boolean): { dir: string; reason: "credentials" | "startup" } | undefined {
+  const related = (held: string) => isPathWithin(p, held) || (containing && isPathWithin(held, p));
+  const platform = process.platform === "win32" ? "linux" : process.platform;
+  const credential = homeCredentialPaths(homeDir, platform).find((c) => related(c.path));
+  if (credential) return { dir: isPathWithin(p, credential.path) ? credential.path : p, reason: "credentials" };
+  const startup = [...homeStartupPaths(homeDir).map((s) => s.path), ...SETTINGS_HOME_NAMES.map((n) => path.join(homeDir, n))].find(related);
+  if (startup) return { dir: isPathWithin(p, startup) ? startup : p, reason: "startup" };
+  return undefined;
+}
 
 /** Directories under home that hold one directory per tool: a suggestion goes one level deeper, to the tool's own. */
 const PER_TOOL_BASES: readonly string[] = Object.freeze([".cache", ".config", ".local/share", ".local/state", "Library/Caches", "Library/Application Support"]);
@@ -245,10 +263,12 @@ const PER_TOOL_BASES: readonly string[] = Object.freeze([".cache", ".config", ".
  * the tool's own directory there, since tools keep one directory each; elsewhere the directory that
  * holds `p`. With `directoryExists`, a missing one moves up to the nearest existing directory. Always
  * a directory that holds `p`, never `p` itself (`--writable-root` takes directories only). Never
- * suggested, with the reason in `notSuggested`: `/`, a system directory, the home directory or an
- * ancestor of it, a directory holding credentials or start-up files, or a part of a tool home that
- * stays read-only anyway. A tool home (`~/.npm`, `~/.cargo`) is suggested with what stays read-only
- * in it (`toolHome`).
+ * suggested, with the reason in `notSuggested`: `/`; a system directory (`/etc`, `/usr`, `/opt`,
+ * `/var` but for directories inside its temporary ones…); the home directory or an ancestor of it;
+ * a credential store (`homeCredentialPaths`), a start-up file or the settings directory `~/.config`,
+ * or a directory holding one (`dir` is then the held path `p` lies in, when it lies in one); a part
+ * of a tool home that stays read-only anyway. A tool home (`~/.npm`, `~/.cargo`) is suggested with
+ * what stays read-only in it (`toolHome`).
  */
 export function suggestWritableRoot(
   p: string,
@@ -258,6 +278,9 @@ export function suggestWritableRoot(
   let dir = path.dirname(p);
   const underHome = homeDir !== undefined && homeDir !== "/" && isPathWithin(p, homeDir) && p !== homeDir;
   if (underHome) {
+    // `~/.bashrc`, `~/.ssh/config`: named as what they are, not as "in the home directory".
+    const held = heldHomePath(p, homeDir, false);
+    if (held) return { notSuggested: held };
     const parts = path.relative(homeDir, p).split(path.sep);
     const base = PER_TOOL_BASES.find((b) => parts.slice(0, b.split("/").length).join("/") === b);
     const depth = base === undefined ? 1 : base.split("/").length + 1;
@@ -270,8 +293,8 @@ export function suggestWritableRoot(
   if (!inTemp && SYSTEM_DIRS.some((s) => isPathWithin(dir, s))) return { notSuggested: { dir, reason: "system" } };
   if (homeDir !== undefined && isPathWithin(homeDir, dir)) return { notSuggested: { dir, reason: "home" } };
   if (homeDir !== undefined && underHome) {
-    const sensitive = SENSITIVE_HOME_NAMES.map((n) => path.join(homeDir, ...n.split("/")));
-    if (sensitive.some((s) => isPathWithin(dir, s) || isPathWithin(s, dir))) return { notSuggested: { dir, reason: "credentials" } };
+    const held = heldHomePath(dir, homeDir, true);
+    if (held) return { notSuggested: { dir, reason: held.reason } };
     const tool = toolHomeOf(dir, { HOME: homeDir }, process.platform === "win32" ? "linux" : process.platform);
     if (tool?.fullyReadOnly) return { notSuggested: { dir, reason: "tool-code", tool: tool.tool } };
     if (tool && tool.home === dir) return { writableRoot: dir, toolHome: { tool: tool.tool, readOnly: tool.readOnly } };
