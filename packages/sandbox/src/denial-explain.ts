@@ -100,7 +100,13 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
      * directory judged, or the credential store or start-up file the path lies in.
      */
     notSuggested: z
-      .strictObject({ dir: z.string(), reason: z.enum(["system", "home", "credentials", "startup", "tool-code"]), tool: z.string().optional() })
+      .strictObject({
+        dir: z.string(),
+        reason: z.enum(["system", "home", "credentials", "startup", "tool-code"]),
+        tool: z.string().optional(),
+        /** For `credentials` and `startup`: the credential store or start-up path `dir` holds, when `dir` is not one itself. */
+        holds: z.string().optional(),
+      })
       .optional(),
     /** The suggested root is a tool's home: which tool, and what in it stays read-only (the rest the host's tool reads as it finds it). */
     toolHome: z.strictObject({ tool: z.string(), readOnly: z.array(z.string()) }).optional(),
@@ -244,13 +250,14 @@ const TEMP_DIRS: readonly string[] = Object.freeze(["/var/tmp", "/var/folders", 
 const SETTINGS_HOME_NAMES: readonly string[] = Object.freeze([".config"]);
 
 /** The credential store or start-up path below `homeDir` that `p` is, lies in or (`containing`) holds; with the reason it is never suggested. */
-function heldHomePath(p: string, homeDir: string, containing: boolean): { dir: string; reason: "credentials" | "startup" } | undefined {
+function heldHomePath(p: string, homeDir: string, containing: boolean): { dir: string; reason: "credentials" | "startup"; holds?: string } | undefined {
   const related = (held: string) => isPathWithin(p, held) || (containing && isPathWithin(held, p));
   const platform = process.platform === "win32" ? "linux" : process.platform;
-  const credential = homeCredentialPaths(homeDir, platform).find((c) => related(c.path));
-  if (credential) return { dir: isPathWithin(p, credential.path) ? credential.path : p, reason: "credentials" };
-  const startup = [...homeStartupPaths(homeDir).map((s) => s.path), ...SETTINGS_HOME_NAMES.map((n) => path.join(homeDir, n))].find(related);
-  if (startup) return { dir: isPathWithin(p, startup) ? startup : p, reason: "startup" };
+  const startup = [...homeStartupPaths(homeDir).map((s) => s.path), ...SETTINGS_HOME_NAMES.map((n) => path.join(homeDir, n))];
+  for (const [reason, held] of [["credentials", homeCredentialPaths(homeDir, platform).map((c) => c.path).find(related)], ["startup", startup.find(related)]] as const) {
+    if (held === undefined) continue;
+    return isPathWithin(p, held) ? { dir: held, reason } : { dir: p, reason, holds: held };
+  }
   return undefined;
 }
 
@@ -294,7 +301,7 @@ export function suggestWritableRoot(
   if (homeDir !== undefined && isPathWithin(homeDir, dir)) return { notSuggested: { dir, reason: "home" } };
   if (homeDir !== undefined && underHome) {
     const held = heldHomePath(dir, homeDir, true);
-    if (held) return { notSuggested: { dir, reason: held.reason } };
+    if (held) return { notSuggested: held };
     const tool = toolHomeOf(dir, { HOME: homeDir }, process.platform === "win32" ? "linux" : process.platform);
     if (tool?.fullyReadOnly) return { notSuggested: { dir, reason: "tool-code", tool: tool.tool } };
     if (tool && tool.home === dir) return { writableRoot: dir, toolHome: { tool: tool.tool, readOnly: tool.readOnly } };

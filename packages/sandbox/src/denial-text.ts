@@ -203,10 +203,10 @@ function notSuggestedText(first: string, ns: NotSuggested): string {
     case "home":
       return `${first} lies in ${ns.dir}, which holds your home directory: making it writable would hand a sandboxed command your shell's start-up files and every tool's settings`;
     case "credentials":
-      return `${where} ${first === ns.dir ? "" : "which is or holds "}a credential store (keys, tokens, passwords), never made writable for a sandboxed command`;
+      return `${where} ${ns.holds !== undefined ? `which holds ${ns.holds}, ` : ""}a credential store (keys, tokens, passwords), never made writable for a sandboxed command`;
     case "startup":
       return (
-        `${where} ${first === ns.dir ? "" : "which is or holds "}what your shell or the host's tools read at start-up (shell rc files, git and other settings), ` +
+        `${where} ${ns.holds !== undefined ? `which holds ${ns.holds}, ` : ""}read at start-up by your shell or the host's tools (shell rc files, git and other settings), ` +
         "never made writable for a sandboxed command: commands added there would run later, outside the sandbox"
       );
     case "tool-code": {
