@@ -53,6 +53,12 @@ export const DenialEvidenceSchema = z.lazy(() =>
     command: z.array(z.string()).optional(),
     /** The user's home directory; a suggested writable root never becomes it or an ancestor without saying so. */
     homeDir: absolutePath().optional(),
+    /**
+     * The paths the run held read-only wherever they are (`TransformOptions.protectedPaths`: the
+     * user's configuration and rules, shellgate's cache…): a directory inside one is never suggested
+     * as a writable root, as it would stay read-only.
+     */
+    protectedPaths: z.array(absolutePath()).optional(),
   }),
 );
 export type DenialEvidence = z.input<typeof DenialEvidenceSchema>;
@@ -96,13 +102,14 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
      * start-up files), `credentials` (a credential store such as `~/.ssh`, `~/.gnupg`, `~/.aws`, a
      * keyring, or a directory holding one), `startup` (a file the host reads at start-up: shell rc
      * files, `~/.gitconfig`, `~/.config`, or a directory holding one), `tool-code` (a part of a tool
-     * home that stays read-only in every sandbox, as the host runs what is there). `dir` is the
+     * home that stays read-only in every sandbox, as the host runs what is there), `protected` (inside
+     * a path every run holds read-only: shellgate's or an agent's rules, configuration, cache). `dir` is the
      * directory judged, or the credential store or start-up file the path lies in.
      */
     notSuggested: z
       .strictObject({
         dir: z.string(),
-        reason: z.enum(["system", "home", "credentials", "startup", "tool-code"]),
+        reason: z.enum(["system", "home", "credentials", "startup", "tool-code", "protected"]),
         tool: z.string().optional(),
         /** For `credentials` and `startup`: the credential store or start-up path `dir` holds, when `dir` is not one itself. */
         holds: z.string().optional(),
@@ -274,13 +281,15 @@ const PER_TOOL_BASES: readonly string[] = Object.freeze([".cache", ".config", ".
  * `/var` but for directories inside its temporary ones…); the home directory or an ancestor of it;
  * a credential store (`homeCredentialPaths`), a start-up file or the settings directory `~/.config`,
  * or a directory holding one (`dir` is then the held path `p` lies in, when it lies in one); a part
- * of a tool home that stays read-only anyway. A tool home (`~/.npm`, `~/.cargo`) is suggested with
+ * of a tool home that stays read-only anyway; a directory inside one of `protectedPaths` (the held
+ * path is `dir` then). A tool home (`~/.npm`, `~/.cargo`) is suggested with
  * what stays read-only in it (`toolHome`).
  */
 export function suggestWritableRoot(
   p: string,
   homeDir: string | undefined,
   directoryExists?: (dir: string) => boolean,
+  protectedPaths: readonly string[] = [],
 ): Pick<SandboxDenialGrant, "writableRoot" | "notSuggested" | "toolHome"> {
   let dir = path.dirname(p);
   const underHome = homeDir !== undefined && homeDir !== "/" && isPathWithin(p, homeDir) && p !== homeDir;
@@ -299,6 +308,10 @@ export function suggestWritableRoot(
   const inTemp = TEMP_DIRS.some((t) => dir !== t && isPathWithin(dir, t));
   if (!inTemp && SYSTEM_DIRS.some((s) => isPathWithin(dir, s))) return { notSuggested: { dir, reason: "system" } };
   if (homeDir !== undefined && isPathWithin(homeDir, dir)) return { notSuggested: { dir, reason: "home" } };
+  // Held for every run: a root there would stay read-only (a root that only contains one is fine,
+  // the held path is carved out of it).
+  const held = protectedPaths.find((h) => isPathWithin(dir, h));
+  if (held !== undefined) return { notSuggested: { dir: held, reason: "protected" } };
   if (homeDir !== undefined && underHome) {
     const held = heldHomePath(dir, homeDir, true);
     if (held) return { notSuggested: held };
@@ -346,7 +359,7 @@ function filesystemDenial(
     const same = refused.filter((r) => r.cause === first.cause && (first.cause !== "protected-path" || r.carveOut === first.carveOut));
     const grant: SandboxDenialGrant = {};
     if (first.cause === "outside-writable-roots" || first.cause === "read-only-sandbox") {
-      Object.assign(grant, suggestWritableRoot(first.path, ev.homeDir, directoryExists));
+      Object.assign(grant, suggestWritableRoot(first.path, ev.homeDir, directoryExists, ev.protectedPaths));
       if (first.cause === "read-only-sandbox") {
         grant.workspaceWrite = true;
         // Inside the workspace, workspace-write alone is enough.

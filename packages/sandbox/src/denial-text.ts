@@ -209,6 +209,8 @@ function notSuggestedText(first: string, ns: NotSuggested): string {
         `${where} ${ns.holds !== undefined ? `which holds ${ns.holds}, ` : ""}read at start-up by your shell or the host's tools (shell rc files, git and other settings), ` +
         "never made writable for a sandboxed command: commands added there would run later, outside the sandbox"
       );
+    case "protected":
+      return `${first} lies in ${ns.dir}, which every sandbox holds read-only (shellgate's or an agent's rules, configuration or cache: a command must not change how later commands are judged)`;
     case "tool-code": {
       const tool = ns.tool;
       const own = tool !== undefined && SANDBOX_TOOL_CACHES.some((c) => c.tool === tool) ? `; sandboxed ${tool} has a cache of its own (shellgate doctor shows where)` : "";

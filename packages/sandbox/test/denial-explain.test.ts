@@ -261,6 +261,19 @@ describe("explainSandboxDenial: never a writable root that hands over the machin
     expect(suggestWritableRoot("/home/me/notes.txt", HOME).writableRoot).toBeUndefined();
   });
 
+  it("a directory inside a path every run holds (shellgate's cache, the user's rules) is never suggested; one that only contains it is", () => {
+    const held = ["/home/me/.cache/shellgate", "/data/team/rules"];
+    expect(suggestWritableRoot("/home/me/.cache/shellgate/v8/x", HOME, undefined, held)).toEqual({ notSuggested: { dir: "/home/me/.cache/shellgate", reason: "protected" } });
+    expect(suggestWritableRoot("/data/team/rules/x.rules", HOME, undefined, held)).toEqual({ notSuggested: { dir: "/data/team/rules", reason: "protected" } });
+    // control: without the list the same write would be sent to a root that stays read-only
+    expect(suggestWritableRoot("/home/me/.cache/shellgate/v8/x", HOME)).toEqual({ writableRoot: "/home/me/.cache/shellgate" });
+    // a root that contains a held path is fine: the held path is carved out of it
+    expect(suggestWritableRoot("/data/team/x", HOME, undefined, held)).toEqual({ writableRoot: "/data/team" });
+    const d = explainSandboxDenial(evidence({ protectedPaths: held, stderr: "touch: cannot touch '/home/me/.cache/shellgate/v8/x': Read-only file system\n" }), { audience: "cli" })!;
+    expect(d.suggestion).toContain("lies in /home/me/.cache/shellgate, which every sandbox holds read-only");
+    expect(d.suggestion).not.toContain("--writable-root");
+  });
+
   it("the credential list is one list, with macOS's keychains on macOS only", () => {
     const linux = homeCredentialPaths(HOME, "linux").map((c) => c.path);
     for (const rel of [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".npmrc", ".pki", ".password-store", ".config/gcloud", ".local/share/keyrings"]) {

@@ -111,6 +111,21 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     expect(existsSync(path.join(home, ".ssh", "authorized_keys"))).toBe(true);
   });
 
+  it("a write into shellgate's own cache names no writable root (every sandbox holds it read-only, so that root would be a dead end)", async () => {
+    const home = path.join(outside, "cache-home");
+    mkdirSync(path.join(home, ".cache", "shellgate"), { recursive: true });
+    const env = { ...s.env, HOME: home, XDG_CACHE_HOME: path.join(home, ".cache") };
+    const denied = await exec(["--", "sh", "-c", 'echo x > "$HOME/.cache/shellgate/planted"'], env);
+    expect(denied.code).not.toBe(0);
+    const [line] = denialLines(denied);
+    expect(line).toContain(`lies in ${home}/.cache/shellgate, which every sandbox holds read-only`);
+    expect(line).not.toContain("--writable-root");
+    // control: the root the hint used to name is indeed no way in
+    const granted = await exec(["--writable-root", path.join(home, ".cache", "shellgate"), "--", "sh", "-c", 'echo x > "$HOME/.cache/shellgate/planted"'], env);
+    expect(granted.code).not.toBe(0);
+    expect(existsSync(path.join(home, ".cache", "shellgate", "planted"))).toBe(false);
+  });
+
   it("git init in a new project: the hint blames the held .git, never git's templates; the rule it names and full access both run it", async () => {
     const fresh = realpathSync(mkdtempSync(path.join(s.project, "new-project-")));
     const denied = await exec(["--", "git", "init", "-q"], s.env, fresh);
