@@ -120,8 +120,11 @@ const ALWAYS_SANDBOXED =
  * the command's own `git <subcommand>`), `--escalate` and an approval, or full access.
  */
 function outsideWays(d: DenialData, command: readonly string[] | undefined, escalate: string): string {
-  const pattern = gitRulePattern(command);
-  const rule = pattern && (d.cause !== "protected-path" || d.grant.protectedName === ".git") ? ruleExample(pattern) : 'prefix_rule(pattern=[...], decision="allow")';
+  // A write into .git is git's (`git commit` when the command is unknown); elsewhere only the
+  // command's own words may name a git rule.
+  const gitWrite = d.cause === "protected-path" && d.grant.protectedName === ".git";
+  const pattern = gitWrite || (command !== undefined && d.cause !== "protected-path") ? gitRulePattern(command) : undefined;
+  const rule = pattern ? ruleExample(pattern) : 'prefix_rule(pattern=[...], decision="allow")';
   return `allow it with a rule such as ${rule} in your rules file, ${escalate}, or re-run with --sandbox danger-full-access`;
 }
 

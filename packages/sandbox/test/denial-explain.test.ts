@@ -233,9 +233,20 @@ describe("explainSandboxDenial: never a writable root that hands over the machin
     expect(d.suggestion).toContain("write somewhere else, or run the command outside the sandbox: allow it with a rule");
     expect(d.suggestion).toContain("--escalate");
     expect(d.suggestion).toContain("--sandbox danger-full-access");
+    // no git rule for a command that is not known to be git
+    expect(d.suggestion).toContain('prefix_rule(pattern=[...], decision="allow")');
     const model = denialForAudience(d, "model");
     expect(model.suggestion).toMatch(/^no writable root can be granted for it: /);
     expect(model.suggestion).not.toContain("writable root as");
+  });
+
+  it("a git command's own rule is named where no root is safe (git clone into /opt)", () => {
+    const d = explainSandboxDenial(
+      evidence({ stderr: "fatal: could not create leading directories of '/opt/app/.git': Read-only file system\n", command: ["git", "clone", "https://git.example.com/app", "/opt/app"] }),
+      { audience: "cli" },
+    )!;
+    expect(d.grant.notSuggested?.reason).toBe("system");
+    expect(d.suggestion).toContain('prefix_rule(pattern=["git", "clone"], decision="allow")');
   });
 
   it("names an rc file and a credential store as what they are, and a directory by the store it holds", () => {
