@@ -102,10 +102,3 @@ export function parseProcessLimit(value: string): ProcessLimitSetting {
   }
   return n;
 }
-
-
-/** Parse a non-negative integer flag value. */
-export function parseMillis(flag: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag}: expected a whole number of milliseconds, got ${JSON.stringify(value)}`);
-  return Number(value);
-}

@@ -1,6 +1,7 @@
 /** Stable machine-readable codes for every error the CLI itself raises. */
 export type CliErrorCode =
   | "CLI_USAGE"
+  | "CLI_INVALID_DURATION"
   | "CLI_CONFIG"
   | "CLI_PROJECT_NOT_TRUSTED"
   | "CLI_BROAD_WORKSPACE"
@@ -21,8 +22,27 @@ export class CliError extends Error {
 
 /** Bad command-line arguments; the message names the flag. Commands exit 2 (`exec`: 125). */
 export class UsageError extends CliError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("CLI_USAGE", message, options);
+  constructor(message: string, options?: { cause?: unknown; code?: "CLI_USAGE" | "CLI_INVALID_DURATION" }) {
+    super(options?.code ?? "CLI_USAGE", message, options);
+  }
+}
+
+/**
+ * A duration (`--timeout`, the `timeout` config key) that is not one: the message names where it
+ * came from and the value. A usage error, so commands exit as for any bad flag; in a config file
+ * the same words become a `ConfigError` at the key's line.
+ */
+export class InvalidDurationError extends UsageError {
+  /** The flag (`--timeout`) or config key (`timeout`) that gave the value. */
+  readonly source: string;
+  readonly value: string | number;
+  /** What is wrong, without the source and value. */
+  readonly reason: string;
+  constructor(source: string, value: string | number, reason: string) {
+    super(`${source}: ${reason}, got ${JSON.stringify(value)}`, { code: "CLI_INVALID_DURATION" });
+    this.source = source;
+    this.value = value;
+    this.reason = reason;
   }
 }
 

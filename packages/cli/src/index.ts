@@ -3,6 +3,7 @@
 export {
   CliError,
   UsageError,
+  InvalidDurationError,
   ConfigError,
   NotRegularFileError,
   UntrustedProjectConfigError,
@@ -16,6 +17,7 @@ export {
   type BroadRoot,
   type BroadRootReason,
 } from "./errors.js";
+export { parseDuration, formatDuration, MAX_DURATION_MS } from "./duration.js";
 export {
   loadConfig,
   findProjectConfig,

@@ -63,6 +63,30 @@ const DIAGNOSTICS: Array<{ name: string; text: string; at: [number, number]; mes
     message: '`process_limit`: expected a whole number from 8 to 4194304, or "off"',
   },
   {
+    name: "a timeout that is no duration",
+    text: 'sandbox_mode = "read-only"\ntimeout = "10 minutes"\n',
+    at: [2, 11],
+    message: '`timeout`: expected a duration such as 500ms, 30s, 2m, 1m30s or 1h, or a whole number of milliseconds, got "10 minutes"',
+  },
+  {
+    name: "a timeout over what a timer holds",
+    text: "timeout_ms = 3000000000\n",
+    at: [1, 14],
+    message: "`timeout_ms`: the longest duration is 2147483647 ms (about 24 days); use 0 for none where that is allowed, got 3000000000",
+  },
+  {
+    name: "a timeout that is neither a number nor a string",
+    text: "timeout = true\n",
+    at: [1, 11],
+    message: "`timeout`: expected a duration such as 500ms, 30s, 2m, 1m30s or 1h, or a whole number of milliseconds",
+  },
+  {
+    name: "both names of the timeout",
+    text: 'timeout = "5m"\ntimeout_ms = 1000\n',
+    at: [2, 14],
+    message: "`timeout_ms`: give either `timeout` or `timeout_ms`, not both",
+  },
+  {
     name: "bad element of a dotted key's array",
     text: 'sandbox_workspace_write.writable_roots = [""]\n',
     at: [1, 43],

@@ -167,6 +167,8 @@ describe("untrusted project: may only tighten", () => {
     { name: "set PATH", project: () => '[shell_environment_policy]\nset = { PATH = "./evil:/usr/bin" }', key: "shell_environment_policy.set" },
     { name: "no timeout over the default", project: () => "timeout_ms = 0", key: "timeout_ms" },
     { name: "a longer timeout", user: "timeout_ms = 1000", project: () => "timeout_ms = 2000", key: "timeout_ms" },
+    { name: "a longer timeout in words", user: 'timeout = "1m"', project: () => 'timeout = "1h"', key: "timeout" },
+    { name: "a longer timeout under the other name", user: 'timeout = "1m"', project: () => "timeout_ms = 120000", key: "timeout_ms" },
     { name: "no process limit", project: () => 'process_limit = "off"', key: "process_limit" },
     { name: "a process limit over the default", project: () => "process_limit = 5000", key: "process_limit" },
     { name: "a process limit over the user's", user: "process_limit = 100", project: () => "process_limit = 200", key: "process_limit" },

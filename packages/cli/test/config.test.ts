@@ -51,6 +51,17 @@ describe("loadConfig", () => {
     expect(config.protectedPaths).toContain(path.join(root, "home", ".cache", "shellgate", "execpolicy"));
   });
 
+  it("takes the timeout as a duration (`timeout = \"10m\"`) or a number of milliseconds, under either name; a later file's wins", async () => {
+    const userFile = path.join(root, "xdg", "shellgate", "config.toml");
+    for (const [text, ms] of [['timeout = "90s"', 90_000], ["timeout = 250", 250], ['timeout_ms = "1m30s"', 90_000], ["timeout_ms = 500", 500], ['timeout = "0s"', 0]] as const) {
+      write(userFile, `${text}\n`);
+      expect((await loadConfig({ cwd: project }, env)).timeoutMs, text).toBe(ms);
+    }
+    // a flag's value (already parsed by parseDuration) wins over the file's
+    expect((await loadConfig({ cwd: project, timeoutMs: 7 }, env)).timeoutMs).toBe(7);
+    write(userFile, "");
+  });
+
   it("layers flags over the (trusted) project file over the user file", async () => {
     const userFile = write(
       path.join(root, "xdg", "shellgate", "config.toml"),

@@ -200,8 +200,34 @@ describe.skipIf(skip !== undefined)("a workspace of / or the home directory", ()
 describe("shellgate exec timeout", () => {
   it("documents the 10-minute default in --help", async () => {
     const r = await runBin(["exec", "--help"], { env: s.env, cwd: s.project });
-    expect(r.stdout).toMatch(/--timeout MS[\s\S]*600000 = 10 minutes/);
+    expect(r.stdout).toMatch(/--timeout DURATION +kill the command after DURATION \(exit 124\): 500ms, 30s, 2m, 1m30s, 1h;/);
+    expect(r.stdout).toContain("a bare number is milliseconds (--timeout 3 is 3 ms); 0 = no timeout");
+    expect(r.stdout).toMatch(/default: timeout from the config, else 10m/);
     expect(r.stdout).toContain("--allow-broad-workspace");
+  });
+
+  it("takes --timeout with units and `timeout = \"…\"` from the config: 300ms and 1s kill a sleep 20 (exit 124); a bare number is milliseconds", async () => {
+    mkdirSync(path.dirname(userConfig), { recursive: true });
+    writeFileSync(userConfig, 'timeout = "1s"\n');
+    const started = Date.now();
+    const fromConfig = await exec(["--", "sleep", "20"]);
+    expect(fromConfig.code).toBe(124);
+    expect(fromConfig.stderr).toMatch(/timed out after 1000 ms/);
+    const flag = await exec(["--timeout", "300ms", "--", "sleep", "20"]);
+    expect(flag.code).toBe(124);
+    expect(flag.stderr).toMatch(/timed out after 300 ms/);
+    const bare = await exec(["--timeout", "300", "--", "sleep", "20"]);
+    expect(bare.code).toBe(124);
+    expect(bare.stderr).toMatch(/timed out after 300 ms/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    // control: a unit the flag does not take is refused before anything runs, naming the flag and the value
+    const bad = await exec(["--timeout", "5sec", "--", "sleep", "20"]);
+    expect(bad.code).toBe(125);
+    expect(bad.stderr).toMatch(/^shellgate exec: --timeout: expected a duration such as 500ms, 30s, 2m, 1m30s or 1h, or a whole number of milliseconds, got "5sec"\n/);
+    // 0s is no timeout, like 0
+    const off = await exec(["--timeout", "0s", "--", "sleep", "0.5"]);
+    expect(off.code).toBe(0);
+    writeFileSync(userConfig, "");
   });
 
   it("takes timeout_ms from the user config and exits 124 when it passes", async () => {

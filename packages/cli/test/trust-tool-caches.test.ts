@@ -139,3 +139,30 @@ describe.skipIf(skip !== undefined || npmMissing !== undefined)(
     });
   },
 );
+
+describe.skipIf(skip !== undefined)(`credential stores in a granted home through the CLI${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  it("the home granted: credential stores and keyrings (existing or not) stay read-only, the rest of the home is writable; unsandboxed they land", async () => {
+    const s = scratch();
+    fs.mkdirSync(path.join(s.home, ".ssh"), { mode: 0o700 });
+    fs.writeFileSync(path.join(s.home, ".netrc"), "machine registry.example.org login me password secret\n", { mode: 0o600 });
+    // one existing store, one existing credential file, and stores that do not exist yet
+    const targets = [
+      ".ssh/authorized_keys", ".netrc", ".gnupg/gpg-agent.conf", ".aws/credentials", ".azure/config", ".kube/config", ".docker/config.json",
+      ".pki/nssdb/x", ".password-store/x.gpg", ".config/gcloud/credentials.db", ".local/share/keyrings/login.keyring",
+    ];
+    const script = [...targets, "ok"].map((t) => `mkdir -p "$(dirname "$HOME/${t}")" 2>/dev/null; echo planted >> "$HOME/${t}" 2>/dev/null && echo "wrote ${t}"`).join("; ");
+    const granted = ["--writable-root", s.home, "--allow-broad-workspace"];
+    const r = await exec([...granted, "--", "sh", "-c", script], s.project, s.env);
+    expect(r.stdout.trim().split("\n")).toEqual(["wrote ok"]);
+    expect(fs.readFileSync(path.join(s.home, "ok"), "utf8")).toBe("planted\n");
+    expect(fs.readFileSync(path.join(s.home, ".netrc"), "utf8")).not.toContain("planted");
+    for (const t of targets.filter((t) => t !== ".netrc")) expect(fs.existsSync(path.join(s.home, t)), t).toBe(false);
+    // the missing stores were held by placeholders that are gone again
+    for (const d of [".gnupg", ".aws", ".password-store", ".local/share/keyrings"]) expect(fs.existsSync(path.join(s.home, d)), d).toBe(false);
+    // control: unsandboxed, every write lands
+    const control = await exec(["--sandbox", "danger-full-access", "--", "sh", "-c", script], s.project, s.env);
+    expect(control.code, control.stderr).toBe(0);
+    expect(control.stdout.trim().split("\n")).toEqual([...targets, "ok"].map((t) => `wrote ${t}`));
+    for (const t of targets) expect(fs.readFileSync(path.join(s.home, t), "utf8"), t).toContain("planted");
+  });
+});

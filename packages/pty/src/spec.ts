@@ -7,6 +7,12 @@ export const DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** How long pipes may stay open after the process exited before we stop reading them. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 2_000;
+/**
+ * The longest timeout a timer can hold (2^31-1 ms, about 24.8 days). Node fires a longer one at
+ * once (with a TimeoutOverflowWarning), which would kill the command as it starts; a longer
+ * timeout is held to this instead.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /** Time between SIGTERM and SIGKILL when a tree is terminated. */
 export const DEFAULT_KILL_GRACE_MS = 500;
 /** PTY size when none is given (the unified-exec default). */
@@ -25,7 +31,10 @@ export const ProcessSpecSchema = z.object({
     .refine((a) => (a[0] ?? "") !== "", "argv[0] must not be empty"),
   cwd: z.string().refine((p) => p.startsWith("/"), "must be an absolute path").refine(noNul, "must not contain NUL bytes"),
   env: z.record(z.string().refine((k) => k !== "" && !k.includes("=") && noNul(k), "bad variable name"), noNulString),
-  /** Milliseconds until the tree is terminated; 0 or Infinity disable the timeout. Default 10 000. */
+  /**
+   * Milliseconds until the tree is terminated; 0 or Infinity disable the timeout; more than
+   * `MAX_TIMEOUT_MS` is `MAX_TIMEOUT_MS`. Default 10 000.
+   */
   timeoutMs: z.union([z.number().min(0), z.custom<number>((v) => v === Number.POSITIVE_INFINITY)]).optional(),
   signal: z.instanceof(AbortSignal).optional(),
   stdin: z.enum(["ignore", "pipe"]).optional(),
@@ -100,7 +109,7 @@ function base(s: z.output<typeof ProcessSpecSchema>): ResolvedSpec {
     argv: s.argv,
     cwd: s.cwd,
     env: s.env,
-    timeoutMs: t === 0 || !Number.isFinite(t) ? 0 : t,
+    timeoutMs: t === 0 || !Number.isFinite(t) ? 0 : Math.min(t, MAX_TIMEOUT_MS),
     signal: s.signal,
     stdin: s.stdin ?? "ignore",
     outputCapBytes: s.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES,

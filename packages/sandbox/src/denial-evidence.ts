@@ -13,8 +13,13 @@ export type { RefusalErrno };
 export interface FilesystemMark {
   line: string;
   errno: RefusalErrno;
-  /** The paths as the tool printed them (relative ones still relative). */
+  /** The paths as the tool printed them (relative ones still relative), copy sources left out. */
   paths: string[];
+  /**
+   * Paths the line names only as what a copy read (`git init`: "cannot copy '/usr/share/git-core/templates/x'
+   * to '.git/x'"): never the cause, since reading them is allowed; kept for the evidence.
+   */
+  sources: string[];
 }
 
 /** One output line that shows a failed name lookup or connection. */
@@ -58,7 +63,19 @@ function looksLikePath(text: string): boolean {
   return /^[\w.@+~-]+$/.test(text) && !/^\d+$/.test(text);
 }
 
-function pathsIn(line: string): string[] {
+// What a copy reads, as git ("cannot copy 'SRC' to 'DST'") and node ("copyfile 'SRC' -> 'DST'",
+// "symlink 'TARGET' -> 'LINK'": a link's target is not even opened) name it. A rename's source is
+// left in `paths`: renaming changes both directories.
+const COPY_SOURCE = [
+  /cannot copy ['\u2018`"]([^'\u2019`"\n]{1,4096})['\u2019`"] to /gi,
+  /\b(?:copyfile|symlink|link) '([^'\n]{1,4096})' -> /g,
+];
+
+function copySourcesIn(line: string): string[] {
+  return COPY_SOURCE.flatMap((re) => [...line.matchAll(re)].map((m) => m[1]!.trim()));
+}
+
+function pathsIn(line: string, sources: readonly string[]): string[] {
   const found: string[] = [];
   for (const m of line.matchAll(QUOTED)) {
     const p = m[1]!.trim();
@@ -69,7 +86,7 @@ function pathsIn(line: string): string[] {
     // Unquoted words need a slash or a leading dot: `sh: 1: x: Permission denied` names too little.
     if ((p.includes("/") || p.startsWith(".") || p.startsWith("~")) && looksLikePath(p)) found.push(p);
   }
-  return [...new Set(found)];
+  return [...new Set(found)].filter((p) => !sources.includes(p));
 }
 
 /** Distinct lines of every stream that match `pattern`, in order of appearance, at most `MAX_MARK_LINES`. */
@@ -98,7 +115,9 @@ export function filesystemMarks(texts: readonly string[]): FilesystemMark[] {
   const marks: FilesystemMark[] = [];
   for (const line of matchingLines(texts, FS_LINE)) {
     const errno = errnoOf(line);
-    if (errno) marks.push({ line, errno, paths: pathsIn(line) });
+    if (!errno) continue;
+    const sources = copySourcesIn(line);
+    marks.push({ line, errno, paths: pathsIn(line, sources), sources });
   }
   return marks;
 }

@@ -5,7 +5,7 @@ import { evidenceLine, filesystemMarks, networkMarks, pythonSocketRefusal, silen
 import { denialText, type DenialAudience } from "./denial-text.js";
 import { InvalidDenialEvidenceError } from "./errors.js";
 import { isPathWithin } from "./paths.js";
-import { toolHomeOf } from "./tool-homes.js";
+import { homeCredentialPaths, homeStartupPaths, toolHomeOf } from "./tool-homes.js";
 import { policyAllowsNetwork, SandboxPolicySchema } from "./policy.js";
 import { firstZodIssue } from "./zod-issues.js";
 import { DEFAULT_DENIAL_SIGNALS } from "./backend.js";
@@ -53,6 +53,12 @@ export const DenialEvidenceSchema = z.lazy(() =>
     command: z.array(z.string()).optional(),
     /** The user's home directory; a suggested writable root never becomes it or an ancestor without saying so. */
     homeDir: absolutePath().optional(),
+    /**
+     * The paths the run held read-only wherever they are (`TransformOptions.protectedPaths`: the
+     * user's configuration and rules, shellgate's cache…): a directory inside one is never suggested
+     * as a writable root, as it would stay read-only.
+     */
+    protectedPaths: z.array(absolutePath()).optional(),
   }),
 );
 export type DenialEvidence = z.input<typeof DenialEvidenceSchema>;
@@ -92,12 +98,23 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
     broad: z.boolean().optional(),
     /**
      * The nearest directory was not suggested as a writable root, and why: `system` (`/etc`, `/usr`,
-     * `/var`…), `home` (the home directory or an ancestor: every tool's settings and the shell's
-     * start-up files), `credentials` (shell rc files, `~/.ssh`, `~/.gnupg`, `~/.aws`, `~/.config/gh`,
-     * a directory of several tools' settings…), `tool-code` (a part of a tool home that stays read-only
-     * in every sandbox, as the host runs what is there).
+     * `/opt`, `/var`…), `home` (the home directory or an ancestor: every tool's settings and the shell's
+     * start-up files), `credentials` (a credential store such as `~/.ssh`, `~/.gnupg`, `~/.aws`, a
+     * keyring, or a directory holding one), `startup` (a file the host reads at start-up: shell rc
+     * files, `~/.gitconfig`, `~/.config`, or a directory holding one), `tool-code` (a part of a tool
+     * home that stays read-only in every sandbox, as the host runs what is there), `protected` (inside
+     * a path every run holds read-only: shellgate's or an agent's rules, configuration, cache). `dir` is the
+     * directory judged, or the credential store or start-up file the path lies in.
      */
-    notSuggested: z.strictObject({ dir: z.string(), reason: z.enum(["system", "home", "credentials", "tool-code"]), tool: z.string().optional() }).optional(),
+    notSuggested: z
+      .strictObject({
+        dir: z.string(),
+        reason: z.enum(["system", "home", "credentials", "startup", "tool-code", "protected"]),
+        tool: z.string().optional(),
+        /** For `credentials` and `startup`: the credential store or start-up path `dir` holds, when `dir` is not one itself. */
+        holds: z.string().optional(),
+      })
+      .optional(),
     /** The suggested root is a tool's home: which tool, and what in it stays read-only (the rest the host's tool reads as it finds it). */
     toolHome: z.strictObject({ tool: z.string(), readOnly: z.array(z.string()) }).optional(),
     /** Writes need the `workspace-write` sandbox mode instead of `read-only`. */
@@ -111,7 +128,10 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
      * sandboxed, approved or allowed by a rule, so running it outside the sandbox is no way out.
      */
     sandboxAlwaysOn: z.boolean().optional(),
-    /** For a protected path: which protected name (`.git`, `.codex`, …), or `policy` for a rules/config path. */
+    /**
+     * For a protected path: which protected name (`.git`, `.codex`, `.agents`, `.shellgate`), or what
+     * a granted home holds (`credentials`, `startup`, `tool-code`), or `policy` for a rules/config path.
+     */
     protectedName: z.string().optional(),
     /**
      * No one can approve a run outside the sandbox where this ran (no approver, or the approval
@@ -209,6 +229,12 @@ function protectedNameOf(carveOut: string, evidence: z.infer<typeof DenialEviden
   if (/(?:^|\/)\.git(?:\/|$)/.test(carveOut) || evidence.writableRoots.some((r) => r.readOnlySubpaths.includes(carveOut) && /\.git$/.test(carveOut))) {
     return ".git";
   }
+  // Held because a granted home holds it: a credential store, a start-up file, a tool's code.
+  if (evidence.homeDir !== undefined && evidence.homeDir !== "/" && isPathWithin(carveOut, evidence.homeDir)) {
+    const held = heldHomePath(carveOut, evidence.homeDir, false);
+    if (held) return held.reason;
+    if (toolHomeOf(carveOut, { HOME: evidence.homeDir })?.fullyReadOnly) return "tool-code";
+  }
   return "policy";
 }
 
@@ -225,16 +251,22 @@ const SYSTEM_DIRS: readonly string[] = Object.freeze([
 const TEMP_DIRS: readonly string[] = Object.freeze(["/var/tmp", "/var/folders", "/private/tmp", "/private/var/tmp", "/private/var/folders"]);
 
 /**
- * Below the home directory: names that hold credentials or files the host reads at start-up (and
- * the directories holding several tools' settings, so a root there would hand over all of them).
- * Never suggested, nor any directory that contains one.
+ * Below the home directory, besides the credential stores and start-up files of `tool-homes.ts`:
+ * the directory of every tool's settings, so a root there would hand over all of them.
  */
-const SENSITIVE_HOME_NAMES: readonly string[] = Object.freeze([
-  ".ssh", ".gnupg", ".aws", ".azure", ".docker", ".kube", ".pki", ".password-store", ".netrc", ".git-credentials",
-  ".gitconfig", ".config", ".config/git", ".config/gh", ".config/gcloud", ".local/share/keyrings", "Library/Keychains",
-  ".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-  ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".pip",
-]);
+const SETTINGS_HOME_NAMES: readonly string[] = Object.freeze([".config"]);
+
+/** The credential store or start-up path below `homeDir` that `p` is, lies in or (`containing`) holds; with the reason it is never suggested. */
+function heldHomePath(p: string, homeDir: string, containing: boolean): { dir: string; reason: "credentials" | "startup"; holds?: string } | undefined {
+  const related = (held: string) => isPathWithin(p, held) || (containing && isPathWithin(held, p));
+  const platform = process.platform === "win32" ? "linux" : process.platform;
+  const startup = [...homeStartupPaths(homeDir).map((s) => s.path), ...SETTINGS_HOME_NAMES.map((n) => path.join(homeDir, n))];
+  for (const [reason, held] of [["credentials", homeCredentialPaths(homeDir, platform).map((c) => c.path).find(related)], ["startup", startup.find(related)]] as const) {
+    if (held === undefined) continue;
+    return isPathWithin(p, held) ? { dir: held, reason } : { dir: p, reason, holds: held };
+  }
+  return undefined;
+}
 
 /** Directories under home that hold one directory per tool: a suggestion goes one level deeper, to the tool's own. */
 const PER_TOOL_BASES: readonly string[] = Object.freeze([".cache", ".config", ".local/share", ".local/state", "Library/Caches", "Library/Application Support"]);
@@ -245,19 +277,26 @@ const PER_TOOL_BASES: readonly string[] = Object.freeze([".cache", ".config", ".
  * the tool's own directory there, since tools keep one directory each; elsewhere the directory that
  * holds `p`. With `directoryExists`, a missing one moves up to the nearest existing directory. Always
  * a directory that holds `p`, never `p` itself (`--writable-root` takes directories only). Never
- * suggested, with the reason in `notSuggested`: `/`, a system directory, the home directory or an
- * ancestor of it, a directory holding credentials or start-up files, or a part of a tool home that
- * stays read-only anyway. A tool home (`~/.npm`, `~/.cargo`) is suggested with what stays read-only
- * in it (`toolHome`).
+ * suggested, with the reason in `notSuggested`: `/`; a system directory (`/etc`, `/usr`, `/opt`,
+ * `/var` but for directories inside its temporary ones…); the home directory or an ancestor of it;
+ * a credential store (`homeCredentialPaths`), a start-up file or the settings directory `~/.config`,
+ * or a directory holding one (`dir` is then the held path `p` lies in, when it lies in one); a part
+ * of a tool home that stays read-only anyway; a directory inside one of `protectedPaths` (the held
+ * path is `dir` then). A tool home (`~/.npm`, `~/.cargo`) is suggested with
+ * what stays read-only in it (`toolHome`).
  */
 export function suggestWritableRoot(
   p: string,
   homeDir: string | undefined,
   directoryExists?: (dir: string) => boolean,
+  protectedPaths: readonly string[] = [],
 ): Pick<SandboxDenialGrant, "writableRoot" | "notSuggested" | "toolHome"> {
   let dir = path.dirname(p);
   const underHome = homeDir !== undefined && homeDir !== "/" && isPathWithin(p, homeDir) && p !== homeDir;
   if (underHome) {
+    // `~/.bashrc`, `~/.ssh/config`: named as what they are, not as "in the home directory".
+    const held = heldHomePath(p, homeDir, false);
+    if (held) return { notSuggested: held };
     const parts = path.relative(homeDir, p).split(path.sep);
     const base = PER_TOOL_BASES.find((b) => parts.slice(0, b.split("/").length).join("/") === b);
     const depth = base === undefined ? 1 : base.split("/").length + 1;
@@ -269,9 +308,13 @@ export function suggestWritableRoot(
   const inTemp = TEMP_DIRS.some((t) => dir !== t && isPathWithin(dir, t));
   if (!inTemp && SYSTEM_DIRS.some((s) => isPathWithin(dir, s))) return { notSuggested: { dir, reason: "system" } };
   if (homeDir !== undefined && isPathWithin(homeDir, dir)) return { notSuggested: { dir, reason: "home" } };
+  // Held for every run: a root there would stay read-only (a root that only contains one is fine,
+  // the held path is carved out of it).
+  const held = protectedPaths.find((h) => isPathWithin(dir, h));
+  if (held !== undefined) return { notSuggested: { dir: held, reason: "protected" } };
   if (homeDir !== undefined && underHome) {
-    const sensitive = SENSITIVE_HOME_NAMES.map((n) => path.join(homeDir, ...n.split("/")));
-    if (sensitive.some((s) => isPathWithin(dir, s) || isPathWithin(s, dir))) return { notSuggested: { dir, reason: "credentials" } };
+    const held = heldHomePath(dir, homeDir, true);
+    if (held) return { notSuggested: held };
     const tool = toolHomeOf(dir, { HOME: homeDir }, process.platform === "win32" ? "linux" : process.platform);
     if (tool?.fullyReadOnly) return { notSuggested: { dir, reason: "tool-code", tool: tool.tool } };
     if (tool && tool.home === dir) return { writableRoot: dir, toolHome: { tool: tool.tool, readOnly: tool.readOnly } };
@@ -316,7 +359,7 @@ function filesystemDenial(
     const same = refused.filter((r) => r.cause === first.cause && (first.cause !== "protected-path" || r.carveOut === first.carveOut));
     const grant: SandboxDenialGrant = {};
     if (first.cause === "outside-writable-roots" || first.cause === "read-only-sandbox") {
-      Object.assign(grant, suggestWritableRoot(first.path, ev.homeDir, directoryExists));
+      Object.assign(grant, suggestWritableRoot(first.path, ev.homeDir, directoryExists, ev.protectedPaths));
       if (first.cause === "read-only-sandbox") {
         grant.workspaceWrite = true;
         // Inside the workspace, workspace-write alone is enough.

@@ -36,11 +36,51 @@ function ruleExample(pattern: readonly string[]): string {
   return `prefix_rule(pattern=[${pattern.map((w) => JSON.stringify(w)).join(", ")}], decision="allow")`;
 }
 
-function protectedWhat(name: string): string {
-  if (name === ".git") return "git metadata (hooks and config written there would run later, outside the sandbox)";
-  if (name === "policy") return "shellgate's rules or configuration (a command must not change how later commands are judged)";
-  return "agent configuration (it could switch the sandbox off for later commands)";
+/**
+ * What a protected name holds and why a sandboxed command may not write it: the harm is always
+ * code or settings that something runs later, outside the sandbox.
+ */
+const PROTECTED: Record<string, { what: string; why: string }> = {
+  ".git": {
+    what: "git's hooks and configuration",
+    why: "a hook or setting a sandboxed command planted there would run later, outside the sandbox, on your next git command",
+  },
+  ".codex": {
+    what: "Codex's configuration and rules",
+    why: "a sandboxed command could write settings or rules there that loosen the sandbox or the approvals of later commands",
+  },
+  ".agents": {
+    what: "agents' skills and instructions",
+    why: "a sandboxed command could plant instructions or scripts there that an agent follows or runs later, outside the sandbox",
+  },
+  ".shellgate": {
+    what: "shellgate's project configuration and rules",
+    why: "a sandboxed command could write rules there that let later commands run outside the sandbox",
+  },
+  credentials: {
+    what: "credentials (keys, tokens, passwords)",
+    why: "a sandboxed command could replace them or add its own (an authorized ssh key, a credential helper), even where the rest of the home is writable",
+  },
+  startup: {
+    what: "what your shell or the host's tools read at start-up",
+    why: "a sandboxed command could add commands there that run later, outside the sandbox",
+  },
+  "tool-code": {
+    what: "a tool's programs or code that the host runs",
+    why: "whatever a sandboxed command put there would run later, outside the sandbox",
+  },
+  policy: {
+    what: "shellgate's rules or configuration",
+    why: "a command must not change how later commands are judged",
+  },
+};
+
+function protectedOf(name: string): { what: string; why: string } {
+  return PROTECTED[name] ?? PROTECTED["policy"]!;
 }
+
+/** Held because a granted home holds it, not by name: "X is …" reads better than ".ssh holds …". */
+const HOME_HELD: readonly string[] = ["credentials", "startup", "tool-code"];
 
 function summaryOf(d: DenialData): string {
   const paths = list(d.paths);
@@ -49,6 +89,9 @@ function summaryOf(d: DenialData): string {
       return `writing to ${paths} was refused (read-only: outside the writable roots)`;
     case "protected-path": {
       const name = d.grant.protectedName ?? "policy";
+      if (name === "credentials") return `writing to ${paths} was refused (a credential store, read-only in every sandbox)`;
+      if (name === "startup") return `writing to ${paths} was refused (a start-up file, read-only in every sandbox)`;
+      if (name === "tool-code") return `writing to ${paths} was refused (a tool's code, read-only in every sandbox)`;
       return name === "policy"
         ? `writing to ${paths} was refused (a protected path, read-only in the sandbox by design)`
         : `writing to ${paths} was refused (${name} is read-only in the sandbox by design)`;
@@ -72,6 +115,19 @@ function summaryOf(d: DenialData): string {
 const ALWAYS_SANDBOXED =
   "no approval or allow rule can run it outside the sandbox here: the policy's denied-read paths keep every command sandboxed";
 
+/**
+ * The ways to run a command outside the sandbox, for a person at the CLI: an allow rule (for git,
+ * the command's own `git <subcommand>`), `--escalate` and an approval, or full access.
+ */
+function outsideWays(d: DenialData, command: readonly string[] | undefined, escalate: string): string {
+  // A write into .git is git's (`git commit` when the command is unknown); elsewhere only the
+  // command's own words may name a git rule.
+  const gitWrite = d.cause === "protected-path" && d.grant.protectedName === ".git";
+  const pattern = gitWrite || (command !== undefined && d.cause !== "protected-path") ? gitRulePattern(command) : undefined;
+  const rule = pattern ? ruleExample(pattern) : 'prefix_rule(pattern=[...], decision="allow")';
+  return `allow it with a rule such as ${rule} in your rules file, ${escalate}, or re-run with --sandbox danger-full-access`;
+}
+
 function cliSuggestion(d: DenialData, command: readonly string[] | undefined): string {
   const pinned = d.grant.sandboxAlwaysOn === true;
   // Where no one could approve this run (no terminal, or the approval policy never), say what an
@@ -89,8 +145,11 @@ function cliSuggestion(d: DenialData, command: readonly string[] | undefined): s
       if (writableRoot === undefined) {
         // Under read-only, a path in the workspace needs only the mode (the explainer leaves the root out then).
         if (workspaceWrite && first !== undefined && parentOf(first) !== "/" && notSuggested === undefined) return `re-run with${mode} to let it write in the workspace`;
-        if (notSuggested) return `${first ?? "it"} lies in ${notSuggested.dir}, ${NOT_SUGGESTED[notSuggested.reason](notSuggested.tool)}: write somewhere else${orEscalate}`;
-        return `${first ?? "it"} lies directly under /, which cannot be a writable root: write somewhere else${orEscalate}`;
+        const why = notSuggested
+          ? notSuggestedText(first ?? "it", notSuggested)
+          : `${first ?? "it"} lies directly under /, which cannot be a writable root`;
+        // No safe writable root: no flag that grants one, and the ways that remain.
+        return pinned ? `${why}: write somewhere else; ${ALWAYS_SANDBOXED}` : `${why}: write somewhere else, or run the command outside the sandbox: ${outsideWays(d, command, escalate)}`;
       }
       if (toolHome) {
         const kept = toolHome.readOnly.length > 0 ? `; ${toolHome.readOnly.join(", ")} stay read-only, as the host runs what is there` : "";
@@ -103,11 +162,11 @@ function cliSuggestion(d: DenialData, command: readonly string[] | undefined): s
     }
     case "protected-path": {
       const name = d.grant.protectedName ?? "policy";
-      const what = name === "policy" ? "it holds" : `${name} holds`;
-      if (pinned) return `${what} ${protectedWhat(name)}, and --writable-root cannot change that; ${ALWAYS_SANDBOXED}`;
-      const pattern = name === ".git" ? gitRulePattern(command) : undefined;
-      const rule = pattern ? ruleExample(pattern) : "prefix_rule(pattern=[...], decision=\"allow\")";
-      return `${what} ${protectedWhat(name)}, and --writable-root cannot change that; run the command outside the sandbox instead: allow it with a rule such as ${rule} in your rules file, or ${escalate}`;
+      const { what, why } = protectedOf(name);
+      const holds = HOME_HELD.includes(name) ? `it holds ${what}` : name === "policy" ? `it holds ${what}` : `${name} holds ${what}`;
+      const elsewhere = HOME_HELD.includes(name) ? "write somewhere else, or " : "";
+      if (pinned) return `${holds}: ${why}, and --writable-root cannot change that; ${ALWAYS_SANDBOXED}`;
+      return `${holds}: ${why}, and --writable-root cannot change that; ${elsewhere}run the command outside the sandbox instead: ${outsideWays(d, command, escalate)}`;
     }
     case "denied-read-path":
       return "the configuration hides it on purpose; no flag or approval lifts that, only a change to the denied-read paths";
@@ -136,18 +195,51 @@ function parentOf(p: string): string {
   return i <= 0 ? "/" : p.slice(0, i);
 }
 
-/** Why a directory is not offered as a writable root, as the rest of a sentence naming it. */
-const NOT_SUGGESTED: Record<"system" | "home" | "credentials" | "tool-code", (tool?: string) => string> = {
-  system: () => "a system directory, which is not made writable for a sandboxed command",
-  home: () => "which holds your home directory: making it writable would hand a sandboxed command your shell's start-up files and every tool's settings",
-  credentials: () => "which holds credentials or files the host reads at start-up (shell rc files, ssh, git or cloud settings), which are not made writable for a sandboxed command",
-  "tool-code": (tool) => {
-    const own = tool !== undefined && SANDBOX_TOOL_CACHES.some((c) => c.tool === tool) ? `; sandboxed ${tool} has a cache of its own (shellgate doctor shows where)` : "";
-    return `part of ${tool ?? "a tool"}'s home that the host runs or builds from, which stays read-only in every sandbox${own}`;
-  },
-};
+type NotSuggested = NonNullable<SandboxDenial["grant"]["notSuggested"]>;
+
+/** Why no writable root is offered for `first`: a clause naming the directory judged and what it is. */
+function notSuggestedText(first: string, ns: NotSuggested): string {
+  const where = first === ns.dir ? `${first} is` : `${first} lies in ${ns.dir},`;
+  switch (ns.reason) {
+    case "system":
+      return `${first} lies in ${ns.dir}, a system directory, which is not made writable for a sandboxed command`;
+    case "home":
+      return `${first} lies in ${ns.dir}, which holds your home directory: making it writable would hand a sandboxed command your shell's start-up files and every tool's settings`;
+    case "credentials":
+      return `${where} ${ns.holds !== undefined ? `which holds ${ns.holds}, ` : ""}a credential store (keys, tokens, passwords), never made writable for a sandboxed command`;
+    case "startup":
+      return (
+        `${where} ${ns.holds !== undefined ? `which holds ${ns.holds}, ` : ""}read at start-up by your shell or the host's tools (shell rc files, git and other settings), ` +
+        "never made writable for a sandboxed command: commands added there would run later, outside the sandbox"
+      );
+    case "protected":
+      return `${first} lies in ${ns.dir}, which every sandbox holds read-only (shellgate's or an agent's rules, configuration or cache: a command must not change how later commands are judged)`;
+    case "tool-code": {
+      const tool = ns.tool;
+      const own = tool !== undefined && SANDBOX_TOOL_CACHES.some((c) => c.tool === tool) ? `; sandboxed ${tool} has a cache of its own (shellgate doctor shows where)` : "";
+      return `${first} lies in ${ns.dir}, part of ${tool ?? "a tool"}'s home that the host runs or builds from, which stays read-only in every sandbox${own}`;
+    }
+  }
+}
 
 const NO_APPROVER = "no one can approve running it outside the sandbox here";
+
+/**
+ * Why no way inside the sandbox exists, as a clause ending in "; " (empty when there is a way
+ * inside): the model is told what the path is, so it does not try another route to the same place.
+ */
+function modelWhy(d: DenialData): string {
+  if (d.cause === "protected-path") {
+    const name = d.grant.protectedName ?? "policy";
+    const { what, why } = protectedOf(name);
+    const thing = HOME_HELD.includes(name) || name === "policy" ? "this path" : name;
+    return `${thing} holds ${what} and stays read-only inside the sandbox: ${why}; `;
+  }
+  if ((d.cause === "outside-writable-roots" || d.cause === "read-only-sandbox") && d.grant.notSuggested && d.grant.writableRoot === undefined) {
+    return `no writable root can be granted for it: ${notSuggestedText(d.paths[0] ?? "it", d.grant.notSuggested)}; `;
+  }
+  return "";
+}
 
 function modelSuggestion(d: DenialData, command: readonly string[] | undefined): string {
   const pinned = d.grant.sandboxAlwaysOn === true;
@@ -160,19 +252,20 @@ function modelSuggestion(d: DenialData, command: readonly string[] | undefined):
           : !pinned && (d.cause === "protected-path" || d.cause === "seccomp")
             ? "ask the user to run it themselves or to allow it with a rule"
             : "ask the user";
-    return `${pinned ? ALWAYS_SANDBOXED : NO_APPROVER}; if the task needs it, ${ask}`;
+    return `${modelWhy(d)}${pinned ? ALWAYS_SANDBOXED : NO_APPROVER}; if the task needs it, ${ask}`;
   }
   switch (d.cause) {
     case "outside-writable-roots":
+      if (d.grant.notSuggested) return `${modelWhy(d)}write somewhere else, or if the task needs it, ${ESCALATE_MODEL}`;
       return `if the task needs it, ${ESCALATE_MODEL}${d.grant.writableRoot ? ` (or ask the user to add ${d.grant.writableRoot} as a writable root)` : ""}`;
     case "read-only-sandbox":
       return `if the task needs to write, ${ESCALATE_MODEL} (or ask the user for the workspace-write sandbox)`;
     case "protected-path": {
       const name = d.grant.protectedName ?? "policy";
-      const thing = name === "policy" ? "this path" : name;
       const pattern = name === ".git" ? gitRulePattern(command) : undefined;
       const rule = pattern ? `; the user can also allow it with a rule such as ${ruleExample(pattern)}` : "";
-      return `${thing} cannot be made writable inside the sandbox; if the task needs it, ${ESCALATE_MODEL}${rule}`;
+      const elsewhere = HOME_HELD.includes(name) ? "write somewhere else, or " : "";
+      return `${modelWhy(d)}${elsewhere}if the task needs it, ${ESCALATE_MODEL}${rule}`;
     }
     case "denied-read-path":
       return "the user's configuration hides this path on purpose; do not work around it, ask the user if you need it";

@@ -66,4 +66,13 @@ export {
   type ToolCacheStatus,
   type ToolCacheVariable,
 } from "./tool-caches.js";
-export { TOOL_HOMES, toolHomeCarveOuts, toolHomeOf, type ToolHomeEntry, type ToolHomeLocation } from "./tool-homes.js";
+export {
+  homeCredentialPaths,
+  homeStartupPaths,
+  TOOL_HOMES,
+  toolHomeCarveOuts,
+  toolHomeOf,
+  type HomeCredentialPath,
+  type ToolHomeEntry,
+  type ToolHomeLocation,
+} from "./tool-homes.js";

@@ -2,6 +2,55 @@ import fs from "node:fs";
 import path from "node:path";
 import { isPathWithin, traceSymlinks, type LstatCache } from "./paths.js";
 
+/**
+ * Below the home directory: what the host reads at start-up or runs from settings (shell rc files,
+ * git and package-manager settings, the desktop's and systemd's start-up entries), `/`-separated.
+ */
+const HOME_STARTUP_DIRS: readonly string[] = Object.freeze([
+  ".config/fish", ".config/environment.d", ".config/systemd", ".config/autostart", ".config/git", ".config/pip", ".pip",
+]);
+const HOME_STARTUP_FILES: readonly string[] = Object.freeze([
+  ".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+  ".gitconfig", ".yarnrc", ".yarnrc.yml",
+]);
+
+/** One credential store below the home directory. */
+export interface HomeCredentialPath {
+  /** Absolute path. */
+  readonly path: string;
+  /**
+   * A directory is held read-only existing or not (a missing one as an empty placeholder, so a
+   * command cannot create it); a file only when it exists (a directory where a tool expects a
+   * file would break it, see `ToolHomeEntry.protectFiles`).
+   */
+  readonly directory: boolean;
+}
+
+// `/`-separated, relative to the home directory. ~/.docker whole: config.json holds registry
+// tokens and names the credential helper program docker runs.
+const CREDENTIAL_DIRS: readonly string[] = Object.freeze([
+  ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".pki", ".password-store", ".config/gcloud", ".config/gh", ".local/share/keyrings",
+]);
+const CREDENTIAL_FILES: readonly string[] = Object.freeze([".netrc", ".git-credentials", ".npmrc", ".pypirc"]);
+
+/**
+ * The credential stores under `home`: ssh and gpg keys, cloud and cluster credentials, registry
+ * tokens, password stores and keyrings (macOS: `~/Library/Keychains` too). The one list of them:
+ * they stay read-only in every sandbox whose writable roots contain them (`toolHomeCarveOuts`), and
+ * no denial ever suggests one, or a directory holding one, as a writable root.
+ */
+export function homeCredentialPaths(home: string, platform: NodeJS.Platform = process.platform): HomeCredentialPath[] {
+  const dirs = platform === "darwin" ? [...CREDENTIAL_DIRS, "Library/Keychains"] : CREDENTIAL_DIRS;
+  const at = (rel: string) => path.join(home, ...rel.split("/"));
+  return [...dirs.map((d) => ({ path: at(d), directory: true })), ...CREDENTIAL_FILES.map((f) => ({ path: at(f), directory: false }))];
+}
+
+/** What the host reads at start-up below `home` (shell rc files, git settings, start-up entries): held like tool code, never suggested. */
+export function homeStartupPaths(home: string): HomeCredentialPath[] {
+  const at = (rel: string) => path.join(home, ...rel.split("/"));
+  return [...HOME_STARTUP_DIRS.map((d) => ({ path: at(d), directory: true })), ...HOME_STARTUP_FILES.map((f) => ({ path: at(f), directory: false }))];
+}
+
 /** Where a tool keeps its home: variables that move it (the first absolute one wins) and its default under HOME. */
 export interface ToolHomeLocation {
   /** Variables naming the home; a list variable (`GOPATH`) counts every absolute entry. */
@@ -111,17 +160,12 @@ export const TOOL_HOMES: readonly ToolHomeEntry[] = Object.freeze([
   {
     tool: "shell, git, ssh and package managers",
     home: { variables: [], default: "" },
-    protect: [
-      ".config/fish", ".config/environment.d", ".config/systemd", ".config/autostart",
-      ".config/git", ".ssh", ".gnupg", ".aws", ".config/gh", ".docker", ".kube", ".config/pip", ".pip",
-    ],
-    protectFiles: [
-      ".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-      ".gitconfig", ".netrc", ".git-credentials", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
-    ],
+    // The credential stores are held through `homeCredentialPaths` (below), the one list of them.
+    protect: HOME_STARTUP_DIRS,
+    protectFiles: HOME_STARTUP_FILES,
     why:
-      "files shells source at start, git settings that run programs (core.fsmonitor, core.pager, aliases), ssh settings that do " +
-      "(ProxyCommand), the desktop's and systemd's start-up entries, credentials, and package-manager settings that choose the registry",
+      "files shells source at start, git settings that run programs (core.fsmonitor, core.pager, aliases), the desktop's and " +
+      "systemd's start-up entries, and package-manager settings that choose the registry",
   },
 ]);
 
@@ -223,6 +267,13 @@ export function toolHomeCarveOuts(
         const p = path.join(real, ...sub.split("/"));
         if (relates(p) && reachable(p, who, lstats) && lstats.get(p) !== undefined) out.add(p);
       }
+    }
+  }
+  if (home !== undefined) {
+    const realHome = traceSymlinks(home, lstats).real;
+    for (const c of homeCredentialPaths(realHome, platform)) {
+      const relates = roots.some((r) => isPathWithin(c.path, r) || isPathWithin(r, c.path));
+      if (relates && reachable(c.path, who, lstats) && (c.directory || lstats.get(c.path) !== undefined)) out.add(c.path);
     }
   }
   return [...out];

@@ -4,6 +4,7 @@ import {
   computeWritableRoots,
   denialForAudience,
   explainSandboxDenial,
+  homeCredentialPaths,
   InvalidDenialEvidenceError,
   SandboxDenialSchema,
   sandboxDenialNote,
@@ -157,6 +158,152 @@ describe("explainSandboxDenial: filesystem", () => {
   it("a read-only file system error without a path is explained without one", () => {
     const d = explainSandboxDenial(evidence({ stderr: "error: unable to create temporary file: Read-only file system\n" }))!;
     expect(d).toMatchObject({ kind: "filesystem", cause: "unnamed-path", paths: [] });
+  });
+});
+
+describe("explainSandboxDenial: the way out names the real cause", () => {
+  it("git init: the copy's source (git's templates, read-only and only read) is never blamed; the held .git is, with why and every way out", () => {
+    const line = "fatal: cannot copy '/usr/share/git-core/templates/description' to '/work/ws/.git/description': Read-only file system";
+    const cli = explainSandboxDenial(evidence({ exitCode: 128, stderr: `${line}\n`, command: ["git", "init"] }), { audience: "cli" })!;
+    expect(cli).toMatchObject({ cause: "protected-path", paths: [`${WS}/.git/description`], grant: { protectedName: ".git", outsideSandboxOnly: true } });
+    expect(cli.suggestion).not.toContain("/usr/share");
+    expect(cli.suggestion).not.toMatch(/--writable-root \//);
+    expect(cli.suggestion).toContain("a hook or setting a sandboxed command planted there would run later, outside the sandbox");
+    expect(cli.suggestion).toContain('prefix_rule(pattern=["git", "init"], decision="allow")');
+    expect(cli.suggestion).toContain("re-run with --escalate and approve it");
+    expect(cli.suggestion).toContain("re-run with --sandbox danger-full-access");
+    expect(cli.evidence.lines).toEqual([line]);
+    const model = denialForAudience(cli, "model", ["git", "init"]);
+    expect(model.suggestion).toMatch(/^\.git holds git's hooks and configuration and stays read-only inside the sandbox: a hook or setting/);
+    expect(model.suggestion).toContain('sandbox_permissions: "require_escalated"');
+    expect(model.suggestion).toContain('prefix_rule(pattern=["git", "init"], decision="allow")');
+    expect(model.suggestion).not.toContain("danger-full-access");
+    // node's copy and symlink name their source first: only the destination is the write
+    const node = explainSandboxDenial(evidence({ stderr: "Error: EROFS: read-only file system, copyfile '/usr/lib/x.so' -> '/data/x.so'\n" }), { audience: "cli" })!;
+    expect(node.paths).toEqual(["/data/x.so"]);
+    expect(node.grant.writableRoot).toBe("/data");
+    // a copy into a writable place that failed on its own is nobody's denial; its source is not blamed either
+    expect(explainSandboxDenial(evidence({ stderr: "fatal: cannot copy '/usr/share/git-core/templates/hooks/x' to '/work/ws/sub/x': Read-only file system\n" }))).toBeUndefined();
+    // control: a rename's source is written too, and is still blamed
+    expect(explainSandboxDenial(evidence({ stderr: "Error: EROFS: read-only file system, rename '/data/a' -> '/work/ws/a'\n" }))!.paths).toEqual(["/data/a"]);
+  });
+
+  it.each([
+    [".codex", "settings or rules there that loosen the sandbox"],
+    [".agents", "instructions or scripts there that an agent follows or runs later"],
+    [".shellgate", "rules there that let later commands run outside the sandbox"],
+  ])("%s: says why it is held and how to run the command outside the sandbox", (name, why) => {
+    const ev = evidence({ stderr: `sh: 1: cannot create ${name}/x: Read-only file system\n`, command: ["sh", "-c", `echo > ${name}/x`] });
+    const cli = explainSandboxDenial(ev, { audience: "cli" })!;
+    expect(cli.grant.protectedName).toBe(name);
+    expect(cli.summary).toContain(`${name} is read-only in the sandbox by design`);
+    expect(cli.suggestion).toContain(why);
+    expect(cli.suggestion).toContain("--writable-root cannot change that");
+    expect(cli.suggestion).toMatch(/prefix_rule\(pattern=\[\.\.\.\], decision="allow"\) in your rules file, re-run with --escalate and approve it, or re-run with --sandbox danger-full-access$/);
+    const model = explainSandboxDenial(ev)!;
+    expect(model.suggestion).toContain(why);
+    expect(model.suggestion).toContain('sandbox_permissions: "require_escalated"');
+  });
+});
+
+describe("explainSandboxDenial: never a writable root that hands over the machine, the home or its secrets", () => {
+  const HOME = "/home/me";
+  // Every directory `--writable-root` may never be offered for, with a path a command writes there.
+  const never: ReadonlyArray<[string, string]> = [
+    ["/etc/hosts", "system"], ["/usr/local/bin/x", "system"], ["/bin/x", "system"], ["/lib64/x", "system"], ["/sbin/x", "system"],
+    ["/boot/x", "system"], ["/dev/x", "system"], ["/proc/x", "system"], ["/sys/x", "system"], ["/var/lib/x/y", "system"],
+    ["/opt/tool/x", "system"], ["/var/tmp/x", "system"],
+    ["/home/me/x", "home"], ["/home/x", "home"],
+    ["/home/me/.bashrc", "startup"], ["/home/me/.zshrc", "startup"], ["/home/me/.profile", "startup"], ["/home/me/.gitconfig", "startup"],
+    ["/home/me/.config/x", "startup"], ["/home/me/.config/git/config", "startup"],
+    ["/home/me/.ssh/authorized_keys", "credentials"], ["/home/me/.ssh", "credentials"], ["/home/me/.gnupg/x", "credentials"],
+    ["/home/me/.aws/credentials", "credentials"], ["/home/me/.azure/x", "credentials"], ["/home/me/.kube/config", "credentials"],
+    ["/home/me/.docker/config.json", "credentials"], ["/home/me/.netrc", "credentials"], ["/home/me/.npmrc", "credentials"],
+    ["/home/me/.pki/nssdb/x", "credentials"], ["/home/me/.password-store/x.gpg", "credentials"],
+    ["/home/me/.config/gcloud/x", "credentials"], ["/home/me/.local/share/keyrings/login.keyring", "credentials"],
+    ["/home/me/.local/x/y", "credentials"],
+  ];
+
+  it.each(never)("%s: no root (%s), the reason said, and the ways out that remain", (p, reason) => {
+    const g = suggestWritableRoot(p, HOME);
+    expect(g.writableRoot).toBeUndefined();
+    expect(g.notSuggested?.reason).toBe(reason);
+    const d = explainSandboxDenial(evidence({ stderr: `touch: cannot touch '${p}': Read-only file system\n` }), { audience: "cli" })!;
+    expect(d.suggestion).not.toContain("--writable-root");
+    expect(d.suggestion).toContain("write somewhere else, or run the command outside the sandbox: allow it with a rule");
+    expect(d.suggestion).toContain("--escalate");
+    expect(d.suggestion).toContain("--sandbox danger-full-access");
+    // no git rule for a command that is not known to be git
+    expect(d.suggestion).toContain('prefix_rule(pattern=[...], decision="allow")');
+    const model = denialForAudience(d, "model");
+    expect(model.suggestion).toMatch(/^no writable root can be granted for it: /);
+    expect(model.suggestion).not.toContain("writable root as");
+  });
+
+  it("a git command's own rule is named where no root is safe (git clone into /opt)", () => {
+    const d = explainSandboxDenial(
+      evidence({ stderr: "fatal: could not create leading directories of '/opt/app/.git': Read-only file system\n", command: ["git", "clone", "https://git.example.com/app", "/opt/app"] }),
+      { audience: "cli" },
+    )!;
+    expect(d.grant.notSuggested?.reason).toBe("system");
+    expect(d.suggestion).toContain('prefix_rule(pattern=["git", "clone"], decision="allow")');
+  });
+
+  it("names an rc file and a credential store as what they are, and a directory by the store it holds", () => {
+    expect(suggestWritableRoot("/home/me/.bashrc", HOME)).toEqual({ notSuggested: { dir: "/home/me/.bashrc", reason: "startup" } });
+    expect(suggestWritableRoot("/home/me/.ssh/config", HOME)).toEqual({ notSuggested: { dir: "/home/me/.ssh", reason: "credentials" } });
+    expect(suggestWritableRoot("/home/me/.local/x/y", HOME)).toEqual({
+      notSuggested: { dir: "/home/me/.local", reason: "credentials", holds: "/home/me/.local/share/keyrings" },
+    });
+    const rc = explainSandboxDenial(evidence({ stderr: "sh: 1: cannot create /home/me/.bashrc: Read-only file system\n" }), { audience: "cli" })!;
+    expect(rc.suggestion).toMatch(/^\/home\/me\/\.bashrc is read at start-up by your shell or the host's tools/);
+    const ssh = explainSandboxDenial(evidence({ stderr: "sh: 1: cannot create /home/me/.ssh/config: Read-only file system\n" }), { audience: "cli" })!;
+    expect(ssh.suggestion).toMatch(/^\/home\/me\/\.ssh\/config lies in \/home\/me\/\.ssh, a credential store/);
+    // where no one can approve, the model is sent to the user, with the reason
+    const model = explainSandboxDenial(evidence({ stderr: "sh: 1: cannot create /home/me/.ssh/config: Read-only file system\n" }), { approvalAvailable: false })!;
+    expect(model.suggestion).not.toContain("require_escalated");
+    expect(model.suggestion).toContain("a credential store");
+  });
+
+  it("a suggestion is never a file, a held path or a system directory (control: a plain directory is suggested)", () => {
+    expect(suggestWritableRoot("/srv2/data/x", HOME)).toEqual({ writableRoot: "/srv2/data" });
+    expect(suggestWritableRoot("/home/me/projects/app/x", HOME)).toEqual({ writableRoot: "/home/me/projects" });
+    // a file directly in the home: its directory is the home, never the file
+    expect(suggestWritableRoot("/home/me/notes.txt", HOME).writableRoot).toBeUndefined();
+  });
+
+  it("a directory inside a path every run holds (shellgate's cache, the user's rules) is never suggested; one that only contains it is", () => {
+    const held = ["/home/me/.cache/shellgate", "/data/team/rules"];
+    expect(suggestWritableRoot("/home/me/.cache/shellgate/v8/x", HOME, undefined, held)).toEqual({ notSuggested: { dir: "/home/me/.cache/shellgate", reason: "protected" } });
+    expect(suggestWritableRoot("/data/team/rules/x.rules", HOME, undefined, held)).toEqual({ notSuggested: { dir: "/data/team/rules", reason: "protected" } });
+    // control: without the list the same write would be sent to a root that stays read-only
+    expect(suggestWritableRoot("/home/me/.cache/shellgate/v8/x", HOME)).toEqual({ writableRoot: "/home/me/.cache/shellgate" });
+    // a root that contains a held path is fine: the held path is carved out of it
+    expect(suggestWritableRoot("/data/team/x", HOME, undefined, held)).toEqual({ writableRoot: "/data/team" });
+    const d = explainSandboxDenial(evidence({ protectedPaths: held, stderr: "touch: cannot touch '/home/me/.cache/shellgate/v8/x': Read-only file system\n" }), { audience: "cli" })!;
+    expect(d.suggestion).toContain("lies in /home/me/.cache/shellgate, which every sandbox holds read-only");
+    expect(d.suggestion).not.toContain("--writable-root");
+  });
+
+  it("the credential list is one list, with macOS's keychains on macOS only", () => {
+    const linux = homeCredentialPaths(HOME, "linux").map((c) => c.path);
+    for (const rel of [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".npmrc", ".pki", ".password-store", ".config/gcloud", ".local/share/keyrings"]) {
+      expect(linux, rel).toContain(`${HOME}/${rel}`);
+    }
+    expect(linux).not.toContain(`${HOME}/Library/Keychains`);
+    expect(homeCredentialPaths(HOME, "darwin").map((c) => c.path)).toContain(`${HOME}/Library/Keychains`);
+  });
+
+  it("a write into a credential store held inside a granted home is named as one, not as shellgate's rules", () => {
+    const homeRoot = [{ root: HOME, readOnlySubpaths: [`${HOME}/.ssh`, `${HOME}/.bashrc`, `${HOME}/.cargo/bin`, `${HOME}/.git`], pinnedAncestors: [] }];
+    const explain = (p: string) => explainSandboxDenial(evidence({ writableRoots: homeRoot, cwd: HOME, stderr: `sh: 1: cannot create ${p}: Read-only file system\n` }), { audience: "cli" })!;
+    const ssh = explain(`${HOME}/.ssh/authorized_keys`);
+    expect(ssh.grant.protectedName).toBe("credentials");
+    expect(ssh.summary).toContain("a credential store, read-only in every sandbox");
+    expect(ssh.suggestion).toContain("write somewhere else, or run the command outside the sandbox instead");
+    expect(ssh.suggestion).not.toContain("shellgate's rules");
+    expect(explain(`${HOME}/.bashrc`).grant.protectedName).toBe("startup");
+    expect(explain(`${HOME}/.cargo/bin/x`).grant.protectedName).toBe("tool-code");
   });
 });
 

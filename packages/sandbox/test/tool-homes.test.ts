@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { computeWritableRoots, TOOL_HOMES, toolHomeOf } from "../src/index.js";
+import { computeWritableRoots, homeCredentialPaths, TOOL_HOMES, toolHomeOf } from "../src/index.js";
 import { layout, tempDir, workspaceWrite } from "./helpers.js";
 
 /** A home directory with a workspace of its own, and the host environment that names it. */
@@ -59,6 +59,19 @@ describe("tool homes inside writable roots", () => {
     }
     // missing start-up files are not held (a directory named .profile breaks every login shell)
     for (const p of [".profile", ".zshrc", ".npmrc"]) expect(r.readOnlySubpaths, p).not.toContain(path.join(h, p));
+  });
+
+  it("the home as a root: every credential store and keyring is held, existing or not; a credential file when it exists", async () => {
+    const { h, ws, hostEnv } = await home({ ".netrc": "", ".pki/nssdb/": "" });
+    const r = await rootOf(h, ws, hostEnv);
+    for (const c of homeCredentialPaths(h, "linux")) {
+      if (c.directory || c.path.endsWith(".netrc")) expect(r.readOnlySubpaths, c.path).toContain(c.path);
+      else expect(r.readOnlySubpaths, c.path).not.toContain(c.path);
+    }
+    for (const rel of [".azure", ".pki", ".password-store", ".config/gcloud", ".local/share/keyrings"]) expect(r.readOnlySubpaths, rel).toContain(path.join(h, rel));
+    // control: a root beside them holds none of them
+    const other = await rootOf(ws, ws, hostEnv);
+    expect(other.readOnlySubpaths.some((p) => p.includes(".ssh") || p.includes("keyrings"))).toBe(false);
   });
 
   it("homes the host moved (CARGO_HOME, GOPATH lists) are found there; the default then still counts", async () => {

@@ -87,7 +87,9 @@ describeWithSandbox("sandbox denials explained through the orchestrator", sandbo
     const real = await realpath(ws.dir);
     expect(json.sandboxDenial).toMatchObject({ cause: "protected-path", paths: [`${real}/.git/config`], grant: { protectedName: ".git", outsideSandboxOnly: true } });
     expect(denied.sandboxDenial).toEqual(json.sandboxDenial);
-    expect(denied.sandboxDenial?.suggestion).toContain("cannot be made writable inside the sandbox");
+    // the model is told why .git is held (hooks run later, outside) and the way out it can ask for
+    expect(denied.sandboxDenial?.suggestion).toMatch(/^\.git holds git's hooks and configuration and stays read-only inside the sandbox: a hook or setting a sandboxed command planted there would run later, outside the sandbox/);
+    expect(denied.sandboxDenial?.suggestion).toContain('sandbox_permissions: "require_escalated"');
     // Control: outside the sandbox the same write succeeds; it was the sandbox that refused it.
     const full = await create(ws, { sandboxPolicy: { mode: "danger-full-access" } });
     const ok = await call(full.orch, "shell", { command: ["sh", "-c", "echo x > .git/config"] });

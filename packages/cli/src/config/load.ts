@@ -205,7 +205,7 @@ function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged
     mode,
     sandboxPolicy,
     shellEnvironmentPolicy,
-    timeoutMs: overrides.timeoutMs ?? last(layers, (c) => c.timeout_ms) ?? DEFAULTS.timeoutMs,
+    timeoutMs: overrides.timeoutMs ?? last(layers, (c) => c.timeout ?? c.timeout_ms) ?? DEFAULTS.timeoutMs,
     codexRules: last(layers, (c) => c.codex_rules) ?? true,
     allowBroadWorkspace: overrides.allowBroadWorkspace === true || (last(layers, (c) => c.allow_broad_workspace) ?? false),
     allowWeakerIsolation: overrides.allowWeakerIsolation === true || (last(layers, (c) => c.allow_weaker_isolation) ?? false),

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { DURATION_FORMS, parseDuration } from "../duration.js";
+import { InvalidDurationError } from "../errors.js";
 import { ApprovalPolicyNameSchema, PROCESS_LIMIT_MAX, PROCESS_LIMIT_MIN, SandboxModeNameSchema } from "./names.js";
 
 export { ApprovalPolicyNameSchema, SandboxModeNameSchema, type ApprovalPolicyName, type SandboxModeName } from "./names.js";
@@ -44,6 +46,22 @@ export const ProjectTrustTableSchema = z.strictObject({ trust_level: TrustLevelS
 // One message for every way a process limit can be wrong (a fraction, out of range, another word).
 const PROCESS_LIMIT_ERROR = { error: `expected a whole number from ${PROCESS_LIMIT_MIN} to ${PROCESS_LIMIT_MAX}, or "off"` };
 
+/**
+ * A duration key: a number (milliseconds) or a string with units, read by `parseDuration` (the
+ * same words as the flags); the parsed value is milliseconds.
+ */
+function durationSetting(key: string) {
+  return z.union([z.number(), z.string()], { error: `expected ${DURATION_FORMS}` }).transform((value, ctx) => {
+    try {
+      return parseDuration(key, value);
+    } catch (error) {
+      if (!(error instanceof InvalidDurationError)) throw error;
+      ctx.addIssue({ code: "custom", message: `${error.reason}, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+  });
+}
+
 export const ConfigFileSchema = z.strictObject({
   approval_policy: ApprovalPolicyNameSchema.optional(),
   sandbox_mode: SandboxModeNameSchema.optional(),
@@ -53,8 +71,10 @@ export const ConfigFileSchema = z.strictObject({
   rules: z.array(z.string().min(1)).optional(),
   /** Whether to read the Codex rules directory (`~/.codex/rules`) too. Default true. */
   codex_rules: z.boolean().optional(),
-  /** Timeout of `shellgate exec`, in milliseconds (0 = none; default 600000, 10 minutes). */
-  timeout_ms: z.number().int().min(0).optional(),
+  /** Timeout of `shellgate exec`: a duration (`"10m"`, `"90s"`) or a number of milliseconds (0 = none; default 10 minutes). */
+  timeout: durationSetting("timeout").optional(),
+  /** The older name of `timeout` (a number is milliseconds here too); a file may give one of the two. */
+  timeout_ms: durationSetting("timeout_ms").optional(),
   /** Paths commands may never read, even when approved (kept sandboxed). */
   denied_read_paths: z.array(z.string().min(1)).optional(),
   sandbox_workspace_write: WorkspaceWriteTableSchema.optional(),
@@ -89,5 +109,9 @@ export const ConfigFileSchema = z.strictObject({
    * Read from the user config only; a project file naming it is refused.
    */
   projects: z.record(z.string().min(1), ProjectTrustTableSchema).optional(),
+}).superRefine((c, ctx) => {
+  if (c.timeout !== undefined && c.timeout_ms !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["timeout_ms"], message: "give either `timeout` or `timeout_ms`, not both" });
+  }
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

@@ -1,3 +1,4 @@
+import { formatDuration } from "../duration.js";
 import type { ProjectWeakening } from "../errors.js";
 import type { ShellEnvironmentSettings } from "./load.js";
 import type { ApprovalPolicyName, ConfigFile, SandboxModeName } from "./schema.js";
@@ -187,9 +188,11 @@ export function findWeakenings(
   if (!flags.processLimit && project.process_limit !== undefined && baseline.processLimit !== "off") {
     if (project.process_limit === "off" || project.process_limit > baseline.processLimit) add("process_limit", project.process_limit, `${baseline.processLimit}`);
   }
-  if (!flags.timeoutMs && project.timeout_ms !== undefined && baseline.timeoutMs !== 0) {
-    if (project.timeout_ms === 0 || project.timeout_ms > baseline.timeoutMs) {
-      add("timeout_ms", project.timeout_ms, `${baseline.timeoutMs}`);
+  const projectTimeout = project.timeout ?? project.timeout_ms;
+  if (!flags.timeoutMs && projectTimeout !== undefined && baseline.timeoutMs !== 0) {
+    if (projectTimeout === 0 || projectTimeout > baseline.timeoutMs) {
+      // In the words the file may use (`"1h"`), not a count of milliseconds.
+      add(project.timeout !== undefined ? "timeout" : "timeout_ms", projectTimeout === 0 ? 0 : formatDuration(projectTimeout), formatDuration(baseline.timeoutMs));
     }
   }
   if (!flags.noDefaultRules) {

@@ -97,6 +97,8 @@ export async function explainAttempt(
         cwd: await fs.promises.realpath(request.cwd),
         command: [...request.argv],
         homeDir: os.homedir(),
+        // a directory every run holds read-only is never offered as a writable root
+        ...(options.protectedPaths ? { protectedPaths: [...options.protectedPaths] } : {}),
       },
       { audience: "model", directoryExists, approvalAvailable },
     );

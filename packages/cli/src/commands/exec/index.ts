@@ -16,8 +16,9 @@ your shell is), so quote a script as one argument; every plain command in it is 
 rules. The command's stdin is empty (/dev/null), as an agent's would be.
 
 Options:
-      --timeout MS           kill the command after MS milliseconds (exit 124); 0 = no timeout
-                             (default: timeout_ms from the config, else 600000 = 10 minutes)
+      --timeout DURATION     kill the command after DURATION (exit 124): 500ms, 30s, 2m, 1m30s, 1h;
+                             a bare number is milliseconds (--timeout 3 is 3 ms); 0 = no timeout
+                             (default: timeout from the config, else 10m)
       --json                 print one JSON object with the result instead of streaming the output
       --escalate             ask to run it OUTSIDE the sandbox (always needs your approval)
 ${CONFIG_OPTIONS_HELP}
@@ -38,7 +39,7 @@ Examples:
   shellgate exec git status --short
   shellgate exec "git status && git diff --stat"
   shellgate exec --rules examples/default.rules -- git push --force
-  shellgate exec --sandbox read-only --timeout 5000 make test
+  shellgate exec --sandbox read-only --timeout 5m make test
   shellgate exec --network npm install
   shellgate exec --json -- node --version
 `;

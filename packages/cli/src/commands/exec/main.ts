@@ -1,4 +1,5 @@
-import { configOverrides, CONFIG_OPTIONS, parseCommandArgs, parseMillis } from "../../args.js";
+import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
+import { parseDuration } from "../../duration.js";
 import { loadConfig } from "../../config/load.js";
 import { describeError } from "../../error-text.js";
 import { UsageError } from "../../errors.js";
@@ -23,7 +24,7 @@ export async function execMain(args: string[]): Promise<number> {
     escalate = parsed.values["escalate"] === true;
     const overrides = configOverrides(parsed.values);
     const timeout = parsed.values["timeout"] as string | undefined;
-    if (timeout !== undefined) overrides.timeoutMs = parseMillis("--timeout", timeout);
+    if (timeout !== undefined) overrides.timeoutMs = parseDuration("--timeout", timeout);
     target = commandTarget(parsed.hadTerminator, parsed.command);
     config = await loadConfig(overrides);
   } catch (error) {

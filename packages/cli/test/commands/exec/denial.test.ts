@@ -79,6 +79,78 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     expect(existsSync(path.join(home, "x"))).toBe(true);
   });
 
+  it("a write to a shell rc file or into ~/.ssh names no writable root and says why; unsandboxed both land (control)", async () => {
+    const home = path.join(outside, "rc-home");
+    mkdirSync(path.join(home, ".ssh"), { recursive: true });
+    const env = { ...s.env, HOME: home };
+    const rc = await exec(["--", "sh", "-c", 'echo "echo planted" >> "$HOME/.bashrc"'], env);
+    expect(rc.code).not.toBe(0);
+    const [rcLine] = denialLines(rc);
+    expect(rcLine).toContain(`writing to ${home}/.bashrc was refused`);
+    expect(rcLine).toContain(`${home}/.bashrc is read at start-up by your shell or the host's tools`);
+    const ssh = await exec(["--", "sh", "-c", 'echo "ssh-ed25519 AAAA planted" >> "$HOME/.ssh/authorized_keys"'], env);
+    expect(ssh.code).not.toBe(0);
+    const [sshLine] = denialLines(ssh);
+    expect(sshLine).toContain(`${home}/.ssh/authorized_keys lies in ${home}/.ssh, a credential store`);
+    for (const line of [rcLine, sshLine]) {
+      expect(line).not.toContain("--writable-root");
+      expect(line).not.toContain("--allow-broad-workspace");
+      // the ways out that remain: a rule, an approved escalation, full access
+      expect(line).toContain("write somewhere else, or run the command outside the sandbox: allow it with a rule");
+      expect(line).toContain("--escalate");
+      expect(line).toContain("--sandbox danger-full-access");
+    }
+    expect(existsSync(path.join(home, ".bashrc"))).toBe(false);
+    expect(existsSync(path.join(home, ".ssh", "authorized_keys"))).toBe(false);
+    // control: the way out it names (full access) lands both writes, so the refusals were the sandbox's
+    for (const script of ['echo x >> "$HOME/.bashrc"', 'echo k >> "$HOME/.ssh/authorized_keys"']) {
+      const control = await exec(["--sandbox", "danger-full-access", "--", "sh", "-c", script], env);
+      expect(control.code, control.stderr).toBe(0);
+    }
+    expect(existsSync(path.join(home, ".bashrc"))).toBe(true);
+    expect(existsSync(path.join(home, ".ssh", "authorized_keys"))).toBe(true);
+  });
+
+  it("a write into shellgate's own cache names no writable root (every sandbox holds it read-only, so that root would be a dead end)", async () => {
+    const home = path.join(outside, "cache-home");
+    mkdirSync(path.join(home, ".cache", "shellgate"), { recursive: true });
+    const env = { ...s.env, HOME: home, XDG_CACHE_HOME: path.join(home, ".cache") };
+    const denied = await exec(["--", "sh", "-c", 'echo x > "$HOME/.cache/shellgate/planted"'], env);
+    expect(denied.code).not.toBe(0);
+    const [line] = denialLines(denied);
+    expect(line).toContain(`lies in ${home}/.cache/shellgate, which every sandbox holds read-only`);
+    expect(line).not.toContain("--writable-root");
+    // control: the root the hint used to name is indeed no way in
+    const granted = await exec(["--writable-root", path.join(home, ".cache", "shellgate"), "--", "sh", "-c", 'echo x > "$HOME/.cache/shellgate/planted"'], env);
+    expect(granted.code).not.toBe(0);
+    expect(existsSync(path.join(home, ".cache", "shellgate", "planted"))).toBe(false);
+  });
+
+  it("git init in a new project: the hint blames the held .git, never git's templates; the rule it names and full access both run it", async () => {
+    const fresh = realpathSync(mkdtempSync(path.join(s.project, "new-project-")));
+    const denied = await exec(["--", "git", "init", "-q"], s.env, fresh);
+    expect(denied.code).toBe(128);
+    const [line] = denialLines(denied);
+    expect(line).toContain(`writing to ${fresh}/.git/`);
+    expect(line).toContain("(.git is read-only in the sandbox by design)");
+    expect(line).toContain("a hook or setting a sandboxed command planted there would run later, outside the sandbox");
+    expect(line).not.toContain("--writable-root /");
+    expect(line).not.toContain("templates");
+    expect(line).toContain("re-run with --sandbox danger-full-access");
+    const rule = /prefix_rule\(pattern=\["git", "init"\], decision="allow"\)/.exec(line!)?.[0];
+    expect(rule).toBeDefined();
+    expect(existsSync(path.join(fresh, ".git", "HEAD"))).toBe(false);
+    // controls: the named rule runs it outside the sandbox, and so does full access
+    const rules = s.write("rules/git-init.rules", `${rule}\n`);
+    const ok = await runBin(["exec", "--no-default-rules", "--rules", rules, "--approval-policy", "never", "--", "git", "init", "-q"], { env: s.env, cwd: fresh });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(existsSync(path.join(fresh, ".git", "HEAD"))).toBe(true);
+    const other = realpathSync(mkdtempSync(path.join(s.project, "new-project-")));
+    const full = await exec(["--sandbox", "danger-full-access", "--", "git", "init", "-q"], s.env, other);
+    expect(full.code, full.stderr).toBe(0);
+    expect(existsSync(path.join(other, ".git", "HEAD"))).toBe(true);
+  });
+
   it.skipIf(spawnSync("npm", ["--version"]).status !== 0)("npm install needs no grant: sandboxed npm has its own cache", async () => {
     const home = path.join(outside, "npm-home");
     mkdirSync(path.join(home, ".npm"), { recursive: true });
