@@ -1,6 +1,6 @@
 import { isIP, type Socket } from "node:net";
-import { classifyAddress, type AddressClass } from "./address-class.js";
 import { connectTo, errorCode, untilStopped } from "./connect.js";
+import { checkDestination } from "./destination.js";
 import { InvalidHostError } from "./errors.js";
 import { isValidPort, normalizeRequestHost } from "./host.js";
 import type { Refusal } from "./refusal.js";
@@ -23,9 +23,6 @@ export interface AdmissionContext {
 export type Admission =
   | { ok: true; socket: Socket; event: NetworkRequestEvent }
   | { ok: false; refusal: Refusal; event: NetworkRequestEvent };
-
-/** Classes an explicit grant by name (`allowPrivate`) opens; the others never lead anywhere a command should go. */
-const GRANTABLE: ReadonlySet<AddressClass> = new Set(["public", "loopback", "private", "link-local"]);
 
 /**
  * Decides, resolves, checks and connects, in that order: `decide` sees the name before any DNS
@@ -74,18 +71,8 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
   }
 
   // Every address is checked, not just the first: the connect loop below may reach any of them.
-  for (const address of addresses) {
-    let kind: AddressClass;
-    try {
-      kind = classifyAddress(address);
-    } catch {
-      kind = "reserved"; // a scoped IPv6 address ("fe80::1%eth0") from a resolver: nothing to reach
-    }
-    if (kind === "public" || (verdict.allowPrivate === true && GRANTABLE.has(kind))) continue;
-    const what = address === host ? `${address} is a ${kind} address` : `${host} resolves to ${address}, a ${kind} address`;
-    const rule = kind === "unspecified" || kind === "multicast" || kind === "reserved" ? "never reachable through the proxy" : "reachable only for a host granted by name";
-    return refuse(base, "private-address", `${what}, ${rule}`, { ...extra, address });
-  }
+  const { refused } = checkDestination(host, addresses, { allowNamed: verdict.allowNamed === true, allowPrivate: verdict.allowPrivate === true });
+  if (refused?.reason !== undefined) return refuse(base, "private-address", refused.reason, { ...extra, address: refused.address });
   if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
 
   const deadline = Date.now() + ctx.connectTimeoutMs;

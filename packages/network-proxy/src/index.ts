@@ -1,6 +1,15 @@
 export { startNetworkProxy } from "./start-proxy.js";
 export { normalizeRequestHost } from "./host.js";
 export { classifyAddress, type AddressClass } from "./address-class.js";
+export {
+  checkDestination,
+  addressRefusal,
+  addressNeeds,
+  type DestinationGrant,
+  type AddressNeed,
+  type AddressRefusedBy,
+  type AddressJudgement,
+} from "./destination.js";
 export { NetworkProxyOptionsSchema, DEFAULT_CONNECT_TIMEOUT_MS } from "./options.js";
 export { DEFAULT_MAX_CONNECTIONS } from "./connection-budget.js";
 export {

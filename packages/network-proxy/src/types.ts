@@ -23,7 +23,13 @@ export interface ProxyVerdict {
   /** how to grant it, shown in the refusal, e.g. "re-run with --allow-domain example.com" */
   hint?: string;
   rule?: ProxyRuleRef;
-  /** the host was granted by name explicitly: loopback/private/link-local destinations are then allowed */
+  /**
+   * The host was allowed by name (a grant, an allow rule, a person's approval): any unicast address
+   * it resolves to may be reached, private and reserved ranges included (a VPN's or proxy's resolver
+   * answers with fake-IP or documentation addresses), but not loopback or link-local.
+   */
+  allowNamed?: boolean;
+  /** The host was granted by name in the configuration: loopback and link-local too (implies `allowNamed`). */
   allowPrivate?: boolean;
 }
 
@@ -38,7 +44,7 @@ export type ProxyResolver = (host: string) => Promise<ReadonlyArray<{ address: s
  * - `rule`: `decide`'s verdict named a rule (`rule` is set), allow or deny;
  * - `default`: `decide`'s verdict named no rule (a grant, or its default answer);
  * - `decide-failed`: `decide` threw, rejected or returned something that is not a verdict: denied;
- * - `private-address`: allowed by name, but an address it resolves to (or the literal) is not public and the verdict had no `allowPrivate`;
+ * - `private-address`: allowed, but an address it resolves to (or the literal) is one the verdict does not open (see `checkDestination`);
  * - `resolve-failed`: the name did not resolve, or the resolver failed;
  * - `upstream-failed`: no checked address accepted a connection within `connectTimeoutMs`;
  * - `bad-request`: the host or port cannot be acted on (garbage host, port 0);
