@@ -72,7 +72,7 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
 
   // Every address is checked, not just the first: the connect loop below may reach any of them.
   const { refused } = checkDestination(host, addresses, { allowNamed: verdict.allowNamed === true, allowPrivate: verdict.allowPrivate === true });
-  if (refused?.reason !== undefined) return refuse(base, "private-address", refused.reason, { ...extra, address: refused.address });
+  if (refused?.reason !== undefined) return refuse(base, "private-address", refused.reason, { ...extra, address: refused.address, ...(refused.refusedBy ? { refusedBy: refused.refusedBy } : {}) });
   if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
 
   const deadline = Date.now() + ctx.connectTimeoutMs;
@@ -98,7 +98,7 @@ function refuse(
   base: { protocol: ProxyProtocol; host: string; port: number },
   cause: Refusal["cause"],
   reason: string,
-  extra: { hint?: string; rule?: NetworkRequestEvent["rule"]; address?: string } = {},
+  extra: { hint?: string; rule?: NetworkRequestEvent["rule"]; address?: string; refusedBy?: NetworkRequestEvent["refusedBy"] } = {},
 ): Admission {
   const { hint, ...rest } = extra;
   return {

@@ -1,3 +1,5 @@
+import type { AddressRefusedBy } from "./destination.js";
+
 /** How a request reached the proxy: plain HTTP forwarding, an HTTP `CONNECT` tunnel (`https`, whatever the port), or a SOCKS5 `CONNECT`. */
 export type ProxyProtocol = "http" | "https" | "socks5_tcp";
 
@@ -75,6 +77,8 @@ export interface NetworkRequestEvent {
   rule?: ProxyRuleRef;
   /** the address actually connected to (or refused), when resolution happened */
   address?: string;
+  /** For `private-address`: what refused the address (see `checkDestination`). */
+  refusedBy?: AddressRefusedBy;
 }
 
 /** Where the proxy listens: two unix sockets in a private directory, or two loopback TCP ports. */
