@@ -74,6 +74,7 @@ export async function explainAttempt(
   probe: ExecProbe,
   options: TransformOptions,
   approvalAvailable = true,
+  hostAllowed?: (host: string) => boolean,
 ): Promise<SandboxDenial | undefined> {
   if (env.sandboxType === "none" || probe.exitCode === 0 || probe.timedOut) return undefined;
   try {
@@ -98,7 +99,12 @@ export async function explainAttempt(
         command: [...request.argv],
         homeDir: os.homedir(),
       },
-      { audience: "model", directoryExists, approvalAvailable },
+      {
+        audience: "model",
+        directoryExists,
+        approvalAvailable,
+        ...(options.networkProxy !== undefined ? { network: { proxied: true, ...(hostAllowed ? { allowed: hostAllowed } : {}) } } : {}),
+      },
     );
   } catch {
     return undefined;

@@ -201,6 +201,17 @@ describe("proxy-routed runs through the pipeline", () => {
     ]);
   });
 
+  it("the denial of a proxy-routed run does not offer the grant of a host already allowed, nor say the network is off", async () => {
+    const { ctx } = makeContext({ approvalPolicy: "never" });
+    ctx.network = network(ctx, { allow: ["registry.test"] });
+    const failed = probe(1, "npm error request to https://registry.test/ms failed, reason: getaddrinfo EAI_AGAIN registry.test\n");
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["npm", "install", "ms"], cwd: "/tmp" }), async () => ({ value: "v", probe: { ...failed, stderr: failed.stdout } }));
+    expect(out.sandboxDenial?.grant).toMatchObject({ proxied: true, allowedHosts: ["registry.test"] });
+    expect(out.sandboxDenial?.summary).not.toContain("network access is off");
+    expect(out.sandboxDenial?.suggestion).not.toMatch(/allow registry\.test|--allow-domain registry\.test/);
+    expect(out.sandboxDenial?.suggestion).toContain("registry.test is already allowed");
+  });
+
   it("a prompt host nobody can be asked about is refused, with the rule named", async () => {
     const { ctx } = makeContext({ approvalPolicy: "never" });
     withProxyEnv(ctx);
