@@ -1,4 +1,5 @@
 import type { AddressRefusedBy } from "./destination.js";
+import type { UpstreamSettings } from "./upstream.js";
 
 /** How a request reached the proxy: plain HTTP forwarding, an HTTP `CONNECT` tunnel (`https`, whatever the port), or a SOCKS5 `CONNECT`. */
 export type ProxyProtocol = "http" | "https" | "socks5_tcp";
@@ -79,6 +80,8 @@ export interface NetworkRequestEvent {
   address?: string;
   /** For `private-address`: what refused the address (see `checkDestination`). */
   refusedBy?: AddressRefusedBy;
+  /** The upstream proxy the connection went through (or failed at), its password shown as `***`. */
+  upstream?: string;
 }
 
 /** Where the proxy listens: two unix sockets in a private directory, or two loopback TCP ports. */
@@ -112,6 +115,14 @@ export interface NetworkProxyOptions {
    * (exists, executable).
    */
   tunnelSplicer?: string;
+  /**
+   * An upstream proxy for allowed connections (`upstreamSettingsFromEnv(process.env)` reads the
+   * host's `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY`). Requests are judged first: a
+   * refused host never reaches it. Plain HTTP goes to an HTTP upstream in absolute form, tunnels
+   * through CONNECT; a SOCKS5 upstream carries both. A scheme it cannot use fails the start with
+   * `UnsupportedUpstreamError` (`NETPROXY_UNSUPPORTED_UPSTREAM`).
+   */
+  upstream?: UpstreamSettings;
 }
 
 /** Where clients reach the proxy: for each listener exactly one of the two is set, per transport. */
