@@ -31,6 +31,8 @@ export interface RunNetworkDeps {
   socketRoot?: string;
   /** Test seam for the proxy; default `startNetworkProxy`. */
   startProxy?: typeof startNetworkProxy;
+  /** The upstream proxy allowed connections go through (see the orchestrator's `networkUpstream`). */
+  upstream?: Parameters<typeof startNetworkProxy>[0]["upstream"];
   /** Test seam for name resolution in the proxy. */
   resolver?: Parameters<typeof startNetworkProxy>[0]["resolver"];
   /**
@@ -123,6 +125,7 @@ export async function startRunNetwork(
       onRequest,
       listen: dir !== undefined ? { transport: "unix-socket", directory: dir } : { transport: "loopback-tcp" },
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
+      ...(deps.upstream ? { upstream: deps.upstream } : {}),
       ...(tunnelSplicer ? { tunnelSplicer } : {}),
     });
   } catch (error) {

@@ -212,6 +212,37 @@ describe("proxy-routed runs through the pipeline", () => {
     expect(out.sandboxDenial?.suggestion).toContain("registry.test is already allowed");
   });
 
+  it("allowed requests go through the upstream proxy (networkUpstream); refused ones never reach it", async () => {
+    const seen: string[] = [];
+    const upstream = http.createServer((req, res) => {
+      seen.push(req.url ?? "");
+      res.end(`via upstream ${req.url ?? ""}`);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    try {
+      const { ctx } = makeContext({ approvalPolicy: "never" });
+      withProxyEnv(ctx);
+      const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      ctx.network = { ...network(ctx, { allow: ["registry.test"] }), upstream: { http: { url, variable: "HTTP_PROXY" } } };
+      const answers: Array<{ status: number; body: string }> = [];
+      await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), fetchingLauncher(["registry.test", "evil.test"], answers).launch);
+      expect(answers[0]).toEqual({ status: 200, body: `via upstream http://registry.test:${serverPort}/` });
+      expect(answers[1]?.status).toBe(403);
+      expect(seen).toEqual([`http://registry.test:${serverPort}/`]);
+    } finally {
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
+  it("an upstream the proxy cannot use leaves the run without network, naming the variable", async () => {
+    const { ctx } = makeContext({ approvalPolicy: "never" });
+    ctx.network = { ...network(ctx, { allow: ["registry.test"] }), upstream: { https: { url: "socks4://u:pw@proxy.example.com", variable: "HTTPS_PROXY" } } };
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(out.network?.note()).toBe(
+      "the network proxy could not start (HTTPS_PROXY=socks4://u:***@proxy.example.com: the scheme socks4:// is not supported (http://, socks5:// and socks5h:// are)), so this command ran without network",
+    );
+  });
+
   it("a prompt host nobody can be asked about is refused, with the rule named", async () => {
     const { ctx } = makeContext({ approvalPolicy: "never" });
     withProxyEnv(ctx);
