@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -183,12 +183,13 @@ export function netnsSkip(sandbox = false): string | undefined {
  * also holds `addresses`, e.g. a documentation address a test server listens on), and an
  * /etc/hosts of `hosts` (name → address) bound over the real one, which stays untouched. Nothing
  * reaches the outside, so a name that is not in `hosts` does not resolve. `server`: a node script
- * (ES module body) started in the same namespace first; the command starts once it printed a line.
+ * (ES module body) started in the same namespace first; the command starts once it printed a line,
+ * and everything it printed is `serverOutput`.
  */
 export function runBinInNetns(
   args: string[],
   options: { env: Record<string, string>; cwd: string; hosts?: Record<string, string>; addresses?: readonly string[]; server?: string; timeoutMs?: number },
-): Promise<RunResult> {
+): Promise<RunResult & { serverOutput: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "sg-netns-"));
   const hostsFile = path.join(dir, "hosts");
   writeFileSync(hostsFile, ["127.0.0.1 localhost", "::1 localhost", ...Object.entries(options.hosts ?? {}).map(([name, address]) => `${address} ${name}`), ""].join("\n"));
@@ -213,8 +214,14 @@ export function runBinInNetns(
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
+      let serverOutput = "";
+      try {
+        serverOutput = readFileSync(path.join(dir, "server.out"), "utf8");
+      } catch {
+        // no server, or it never wrote
+      }
       rmSync(dir, { recursive: true, force: true });
-      resolve({ code, stdout, stderr });
+      resolve({ code, stdout, stderr, serverOutput });
     });
   });
 }
