@@ -32,7 +32,8 @@ export const CONFIG_OPTIONS_HELP = `  -r, --rules FILE           add a rules fil
                              a bare --network is on, --no-network is off
       --allow-domain HOST    let sandboxed commands reach HOST (exact name, repeatable) through
                              shellgate's network proxy; nothing else is reachable (config:
-                             [network] allow = [...], deny = [...]; network_rule in rules files)
+                             [network] allow = [...], deny = [...]; network_rule in rules files);
+                             through HTTPS_PROXY/HTTP_PROXY/ALL_PROXY when set (NO_PROXY honoured)
       --cwd DIR              working directory (default: the current directory)
       --allow-broad-workspace
                              let the workspace or a writable root be / or your home directory

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Orchestrator, type ApprovalHandler } from "@shellgate/orchestrator";
 import type { PromptDecision, PromptRequest } from "./approval/types.js";
 import type { EffectiveConfig } from "./config/index.js";
+import { upstreamFromHostEnv } from "./network-upstream.js";
 import { linuxTunnelSplicer, platformBackends } from "./sandbox-backends.js";
 
 /** An approval function of the CLI (terminal prompt, MCP elicitation). */
@@ -39,6 +40,7 @@ export async function createCliOrchestrator(
   // Every protected path, existing or not: the sandbox holds a missing one with a placeholder so it
   // cannot be created from inside (a new `~/.cache/shellgate/execpolicy` would feed policy-check).
   const protectedPaths = config.protectedPaths;
+  const upstream = upstreamFromHostEnv(process.env);
   const approvalHandler: ApprovalHandler | undefined = approve ? (request, context) => approve(request, context) : undefined;
   return await Orchestrator.create({
     cwd: config.cwd,
@@ -62,5 +64,7 @@ export async function createCliOrchestrator(
     // passed the backend's own trust check (the host runs it, as it runs the helper's probe). Found
     // when the first proxy starts: locating and checking it was ~1.5 ms of every `exec` start.
     networkTunnelSplicer: () => linuxTunnelSplicer(),
+    // Allowed connections go through the host's own proxy (corporate networks), NO_PROXY honoured.
+    ...(upstream ? { networkUpstream: upstream } : {}),
   });
 }

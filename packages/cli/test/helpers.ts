@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -177,4 +177,64 @@ export async function drivePty(
   }
   const result = await handle.result();
   return { code: result.exitCode, screen };
+}
+
+/**
+ * Why `runBinInNetns` cannot run here, or undefined. `sandbox`: the run also needs the real sandbox,
+ * whose trust checks want root-owned binaries, which stay root-owned inside the namespace only for
+ * a test run as root (as CI runs; unprivileged, they show as the overflow user).
+ */
+export function netnsSkip(sandbox = false): string | undefined {
+  if (process.platform !== "linux") return "not Linux";
+  if (sandbox && process.getuid?.() !== 0) return "a sandboxed run in a network namespace of the test's own needs the tests to run as root";
+  const probe = spawnSync("unshare", ["-rnm", "sh", "-c", "ip link set lo up && mount --bind /dev/null /dev/null"], { stdio: "ignore", timeout: 10_000 });
+  return probe.status === 0 ? undefined : "unshare -rnm (user, network and mount namespaces) or ip is not available";
+}
+
+/**
+ * `runBin` in a new user, network and mount namespace of its own: only a loopback interface (which
+ * also holds `addresses`, e.g. a documentation address a test server listens on), and an
+ * /etc/hosts of `hosts` (name → address) bound over the real one, which stays untouched. Nothing
+ * reaches the outside, so a name that is not in `hosts` does not resolve. `server`: a node script
+ * (ES module body) started in the same namespace first; the command starts once it printed a line,
+ * and everything it printed is `serverOutput`.
+ */
+export function runBinInNetns(
+  args: string[],
+  options: { env: Record<string, string>; cwd: string; hosts?: Record<string, string>; addresses?: readonly string[]; server?: string; timeoutMs?: number },
+): Promise<RunResult & { serverOutput: string }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sg-netns-"));
+  const hostsFile = path.join(dir, "hosts");
+  writeFileSync(hostsFile, ["127.0.0.1 localhost", "::1 localhost", ...Object.entries(options.hosts ?? {}).map(([name, address]) => `${address} ${name}`), ""].join("\n"));
+  const serverFile = path.join(dir, "server.mjs");
+  if (options.server !== undefined) writeFileSync(serverFile, options.server);
+  const setup = [
+    `mount --bind "${hostsFile}" /etc/hosts`,
+    "ip link set lo up",
+    ...(options.addresses ?? []).map((a) => `ip addr add ${a}/${a.includes(":") ? 128 : 32} dev lo`),
+  ];
+  // The server's first line says it listens; the command runs after it, and the server dies with the namespace's shell.
+  const start =
+    options.server === undefined ? "" : `"$0" "${serverFile}" > "${dir}/server.out" 2>&1 & spid=$!; until [ -s "${dir}/server.out" ] || ! kill -0 $spid 2>/dev/null; do sleep 0.05; done; `;
+  const script = `${setup.join(" && ")} && ${start}"$0" "$@"; code=$?; [ -n "$spid" ] && kill $spid 2>/dev/null; exit $code`;
+  return new Promise((resolve, reject) => {
+    const child = spawn("unshare", ["-rnm", "sh", "-c", script, process.execPath, BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      let serverOutput = "";
+      try {
+        serverOutput = readFileSync(path.join(dir, "server.out"), "utf8");
+      } catch {
+        // no server, or it never wrote
+      }
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code, stdout, stderr, serverOutput });
+    });
+  });
 }

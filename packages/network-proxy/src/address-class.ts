@@ -2,7 +2,7 @@ import { isIPv4, isIPv6 } from "node:net";
 import { InvalidAddressError } from "./errors.js";
 
 /** What an IP address reaches. Only `public` may be connected to without an explicit grant by name. */
-export type AddressClass = "public" | "loopback" | "private" | "link-local" | "unspecified" | "multicast" | "reserved";
+export type AddressClass = "public" | "loopback" | "private" | "link-local" | "unspecified" | "multicast" | "broadcast" | "reserved";
 
 type Range = readonly [prefix: readonly number[], bits: number, kind: AddressClass];
 
@@ -24,6 +24,7 @@ const V4: readonly Range[] = [
   [[198, 51, 100], 24, "reserved"],
   [[203, 0, 113], 24, "reserved"],
   [[224], 4, "multicast"],
+  [[255, 255, 255, 255], 32, "broadcast"],
   [[240], 4, "reserved"],
 ];
 
@@ -77,7 +78,8 @@ function ipv6Bytes(address: string): number[] {
  * What `address` reaches: `loopback`, `private` (RFC 1918, CGNAT 100.64/10, IPv6 ULA fc00::/7 and
  * the deprecated site-local fec0::/10), `link-local` (169.254/16 with the cloud metadata services,
  * fe80::/10), `unspecified` (0.0.0.0, ::, which Linux connects to the local host), `multicast`,
- * `reserved` (documentation, benchmarking, 0/8, 240/4 and broadcast, and every IPv6 address outside
+ * `broadcast` (255.255.255.255), `reserved` (documentation, benchmarking, fake-IP 198.18/15, 0/8,
+ * 240/4, and every IPv6 address outside
  * 2000::/3) or `public`. IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible, NAT64 (64:ff9b::/96) and 6to4
  * (2002::/16) addresses are judged by the IPv4 address inside, so none of them is a way around the
  * IPv4 ranges. Accepts brackets; throws `InvalidAddressError` on anything that is not an IP address.

@@ -1,8 +1,10 @@
 import { isIP, type Socket } from "node:net";
-import { classifyAddress, type AddressClass } from "./address-class.js";
 import { connectTo, errorCode, untilStopped } from "./connect.js";
+import { checkDestination } from "./destination.js";
+import { upstreamFor, type ParsedUpstream, type UpstreamProxy } from "./upstream.js";
+import { connectThrough, proxyAuthorization } from "./upstream-connect.js";
 import { InvalidHostError } from "./errors.js";
-import { isValidPort, normalizeRequestHost } from "./host.js";
+import { formatHostPort, isValidPort, normalizeRequestHost } from "./host.js";
 import type { Refusal } from "./refusal.js";
 import type { NetworkRequestEvent, ProxyDecide, ProxyProtocol, ProxyResolver, ProxyVerdict } from "./types.js";
 
@@ -17,15 +19,20 @@ export interface AdmissionContext {
   track(socket: Socket): void;
   /** Destinations are read in bulk (`connectBulk`): set when no splicer takes bulk transfers over. */
   bulkReads?: boolean;
+  /** The upstream proxy allowed connections go through (NO_PROXY hosts excepted). */
+  upstream?: ParsedUpstream;
 }
 
 /** A request's outcome: a connected, checked destination socket, or the refusal to show. Either way the event to report. */
 export type Admission =
-  | { ok: true; socket: Socket; event: NetworkRequestEvent }
+  | {
+      ok: true;
+      socket: Socket;
+      event: NetworkRequestEvent;
+      /** Set when `socket` is a connection to an HTTP upstream proxy: plain HTTP goes to it in absolute form, with these credentials. */
+      forward?: { authorization?: string };
+    }
   | { ok: false; refusal: Refusal; event: NetworkRequestEvent };
-
-/** Classes an explicit grant by name (`allowPrivate`) opens; the others never lead anywhere a command should go. */
-const GRANTABLE: ReadonlySet<AddressClass> = new Set(["public", "loopback", "private", "link-local"]);
 
 /**
  * Decides, resolves, checks and connects, in that order: `decide` sees the name before any DNS
@@ -59,34 +66,33 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
   if (verdict.decision !== "allow") return refuse(base, cause, String(verdict.reason ?? "no rule or grant allows this host"), extra);
   if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
 
+  // Only an allowed host gets this far: a refused one never reaches the upstream, nor the resolver.
+  const via = upstreamFor(ctx.upstream, protocol, host, port);
   let addresses: string[];
   if (isIP(host) !== 0) {
     addresses = [host];
   } else {
+    let failure: string | undefined;
     try {
       const answer = await untilStopped(Promise.resolve().then(() => ctx.resolver(host)), ctx.signal, ctx.connectTimeoutMs);
       addresses = Array.from(answer ?? [], (a) => a?.address).filter((a): a is string => typeof a === "string" && isIP(a) !== 0);
+      if (addresses.length === 0) failure = "no address";
     } catch (error) {
       if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
-      return refuse(base, "resolve-failed", `cannot resolve ${host} (${errorCode(error)})`, extra);
+      addresses = [];
+      failure = errorCode(error);
     }
-    if (addresses.length === 0) return refuse(base, "resolve-failed", `cannot resolve ${host} (no address)`, extra);
+    // Behind an upstream proxy the host's resolver often knows no outside name: the upstream then
+    // resolves it (what it answers is checked where the host's resolver does answer).
+    if (failure !== undefined && (via === undefined || via.protocol === "socks5")) return refuse(base, "resolve-failed", `cannot resolve ${host} (${failure})`, extra);
   }
 
   // Every address is checked, not just the first: the connect loop below may reach any of them.
-  for (const address of addresses) {
-    let kind: AddressClass;
-    try {
-      kind = classifyAddress(address);
-    } catch {
-      kind = "reserved"; // a scoped IPv6 address ("fe80::1%eth0") from a resolver: nothing to reach
-    }
-    if (kind === "public" || (verdict.allowPrivate === true && GRANTABLE.has(kind))) continue;
-    const what = address === host ? `${address} is a ${kind} address` : `${host} resolves to ${address}, a ${kind} address`;
-    const rule = kind === "unspecified" || kind === "multicast" || kind === "reserved" ? "never reachable through the proxy" : "reachable only for a host granted by name";
-    return refuse(base, "private-address", `${what}, ${rule}`, { ...extra, address });
-  }
+  const { refused } = checkDestination(host, addresses, { allowNamed: verdict.allowNamed === true, allowPrivate: verdict.allowPrivate === true });
+  if (refused?.reason !== undefined) return refuse(base, "private-address", refused.reason, { ...extra, address: refused.address, ...(refused.refusedBy ? { refusedBy: refused.refusedBy } : {}) });
   if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
+
+  if (via !== undefined) return throughUpstream(base, verdict, via, addresses, ctx, extra);
 
   const deadline = Date.now() + ctx.connectTimeoutMs;
   let lastError: unknown;
@@ -107,11 +113,43 @@ export async function admit(protocol: ProxyProtocol, rawHost: string, port: numb
   });
 }
 
+async function throughUpstream(
+  base: { protocol: ProxyProtocol; host: string; port: number },
+  verdict: ProxyVerdict,
+  via: UpstreamProxy,
+  addresses: readonly string[],
+  ctx: AdmissionContext,
+  extra: { hint?: string; rule?: NetworkRequestEvent["rule"] },
+): Promise<Admission> {
+  const cause = verdict.rule ? "rule" : "default";
+  const mode = base.protocol === "http" && via.protocol === "http" ? "forward" : "tunnel";
+  const address = addresses[0];
+  try {
+    const socket = await connectThrough(via, { host: base.host, port: base.port, ...(address !== undefined ? { address } : {}) }, mode, ctx.connectTimeoutMs, ctx);
+    const event: NetworkRequestEvent = {
+      ...base,
+      decision: "allow",
+      cause,
+      ...(verdict.rule ? { rule: verdict.rule } : {}),
+      ...(verdict.reason !== undefined ? { reason: String(verdict.reason) } : {}),
+      ...(address !== undefined ? { address } : {}),
+      upstream: via.shown,
+    };
+    const authorization = proxyAuthorization(via);
+    return { ok: true, socket, event, ...(mode === "forward" ? { forward: { ...(authorization ? { authorization } : {}) } } : {}) };
+  } catch (error) {
+    if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
+    const admission = refuse(base, "upstream-failed", `cannot connect to ${formatHostPort(base.host, base.port)} through the upstream proxy ${via.shown} from ${via.variable} (${error instanceof Error && !("code" in error && typeof error.code === "string" && /^E[A-Z]+$/u.test(error.code)) ? error.message : errorCode(error)})`, extra);
+    admission.event.upstream = via.shown;
+    return admission;
+  }
+}
+
 function refuse(
   base: { protocol: ProxyProtocol; host: string; port: number },
   cause: Refusal["cause"],
   reason: string,
-  extra: { hint?: string; rule?: NetworkRequestEvent["rule"]; address?: string } = {},
+  extra: { hint?: string; rule?: NetworkRequestEvent["rule"]; address?: string; refusedBy?: NetworkRequestEvent["refusedBy"] } = {},
 ): Admission {
   const { hint, ...rest } = extra;
   return {

@@ -4,7 +4,8 @@ export type NetworkProxyErrorCode =
   | "NETPROXY_INVALID_HOST"
   | "NETPROXY_INVALID_ADDRESS"
   | "NETPROXY_START_FAILED"
-  | "NETPROXY_LISTENER_FAILED";
+  | "NETPROXY_LISTENER_FAILED"
+  | "NETPROXY_UNSUPPORTED_UPSTREAM";
 
 /** Base class of every error thrown by @shellgate/network-proxy; switch on `code`, not on the class name. */
 export class NetworkProxyError extends Error {
@@ -60,5 +61,18 @@ export class ProxyListenerError extends NetworkProxyError {
   constructor(listener: "http" | "socks", message: string, options?: { cause?: unknown }) {
     super("NETPROXY_LISTENER_FAILED", `${listener} listener: ${message}`, options);
     this.listener = listener;
+  }
+}
+
+/** An upstream proxy setting (`HTTPS_PROXY`…) this proxy cannot connect through: an unsupported scheme, or not a URL. */
+export class UnsupportedUpstreamError extends NetworkProxyError {
+  /** The environment variable the setting came from. */
+  readonly variable: string;
+  /** The URL with any password replaced by `***`. */
+  readonly url: string;
+  constructor(variable: string, url: string, problem: string) {
+    super("NETPROXY_UNSUPPORTED_UPSTREAM", `${variable}=${url}: ${problem}`);
+    this.variable = variable;
+    this.url = url;
   }
 }

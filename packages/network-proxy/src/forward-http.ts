@@ -97,8 +97,16 @@ class ParserGate extends Duplex {
  * and with a `splicer`, in a `--splice-body` child, after which the client's connection is used on
  * (keep-alive). Anything else (chunked, no length) is parsed and re-framed by Node, as a proxy must.
  * Rejects only before anything was sent to the client; a failure after that closes the connection.
+ * `viaProxy`: `upstream` leads to an HTTP upstream proxy, asked in absolute form with its credentials.
  */
-export function forwardHttp(request: IncomingMessage, response: ServerResponse, target: URL, upstream: Socket, splicer?: TunnelSplicer): Promise<void> {
+export function forwardHttp(
+  request: IncomingMessage,
+  response: ServerResponse,
+  target: URL,
+  upstream: Socket,
+  splicer?: TunnelSplicer,
+  viaProxy?: { authorization?: string },
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const gate = new ParserGate(upstream);
     let phase: "head" | "parsed" | "raw" | "done" = "head";
@@ -128,10 +136,13 @@ export function forwardHttp(request: IncomingMessage, response: ServerResponse, 
       request.socket.destroy();
       resolve();
     };
+    const headers = forwardedFields(request.rawHeaders, target.host);
+    if (viaProxy?.authorization !== undefined) headers.push("Proxy-Authorization", viaProxy.authorization);
     const out = httpRequest({
       method,
-      path: `${target.pathname}${target.search}`,
-      headers: forwardedFields(request.rawHeaders, target.host),
+      // An HTTP upstream proxy is asked in absolute form (RFC 9112 §3.2.2), the destination itself in origin form.
+      path: viaProxy ? `${target.protocol}//${target.host}${target.pathname}${target.search}` : `${target.pathname}${target.search}`,
+      headers,
       setHost: false,
       // Lenient about what destinations send, as proxy-chain is: a client asked for this host.
       insecureHTTPParser: true,

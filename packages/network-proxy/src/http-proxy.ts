@@ -27,6 +27,8 @@ class Admitted {
     readonly socket: Socket,
     readonly host: string,
     readonly port: number,
+    /** Set when `socket` leads to an HTTP upstream proxy: the request goes in absolute form. */
+    readonly forward?: { authorization?: string },
   ) {}
 }
 
@@ -82,7 +84,7 @@ class ShellgateProxyServer extends Server {
       const opts = await this.prepareRequestHandling(request);
       if (!(opts.customTag instanceof Admitted) || opts.trgParsed === null) throw new Error("plain HTTP request without an admitted connection");
       admitted = opts.customTag;
-      await forwardHttp(request, response, opts.trgParsed, admitted.socket, this.#splicer);
+      await forwardHttp(request, response, opts.trgParsed, admitted.socket, this.#splicer, admitted.forward);
     } catch (error) {
       if (error instanceof RequestError || admitted === undefined) return this.failRequest(request, this.normalizeHandlerError(error as NodeJS.ErrnoException));
       // Admitted, then the destination failed before answering: a gateway error the client can read.
@@ -113,7 +115,7 @@ export function createHttpProxy(ctx: HttpFrontendContext): { proxy: Server; serv
     const dropUpstream = () => upstream.destroy();
     client.once("close", dropUpstream);
     upstream.once("close", () => client.off("close", dropUpstream));
-    if (isHttp) return { customTag: new Admitted(upstream, admission.event.host, admission.event.port) };
+    if (isHttp) return { customTag: new Admitted(upstream, admission.event.host, admission.event.port, admission.forward) };
     // proxy-chain's own CONNECT path would dial the name again; a custom connect "server" gets the
     // client socket after the 200 instead, and joins it to the socket that was checked.
     const tunnel = new EventEmitter();

@@ -3,6 +3,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { DEFAULT_MAX_CONNECTIONS } from "./connection-budget.js";
 import { InvalidProxyOptionsError } from "./errors.js";
+import { parseUpstream, type ParsedUpstream, type UpstreamSettings } from "./upstream.js";
 import type { NetworkProxyOptions, NetworkRequestEvent, ProxyDecide, ProxyListen, ProxyResolver } from "./types.js";
 
 /** Default budget for connecting to a destination. */
@@ -12,6 +13,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 // names must fit on both, or the proxy would start on one and not the other.
 const MAX_SOCKET_PATH_BYTES = 103;
 const LONGEST_SOCKET_NAME = "/socks.sock";
+
+const UpstreamSettingSchema = z.strictObject({ url: z.string().min(1), variable: z.string().min(1) });
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `must be a function (${what})` });
 
@@ -44,6 +47,14 @@ export const NetworkProxyOptionsSchema = z.strictObject({
     // Checked at start so that a wrong path fails loudly here, not as a silent fallback per tunnel.
     .refine(isExecutableFile, { message: "must be an existing executable file" })
     .optional(),
+  upstream: z
+    .strictObject({
+      http: UpstreamSettingSchema.optional(),
+      https: UpstreamSettingSchema.optional(),
+      all: UpstreamSettingSchema.optional(),
+      noProxy: z.strictObject({ value: z.string(), variable: z.string().min(1) }).optional(),
+    })
+    .optional(),
 });
 
 function isExecutableFile(p: string): boolean {
@@ -65,9 +76,14 @@ export interface ResolvedProxyOptions {
   connectTimeoutMs: number;
   maxConnections: number;
   tunnelSplicer: string | undefined;
+  /** Parsed; a setting it cannot use has already thrown `UnsupportedUpstreamError`. */
+  upstream: ParsedUpstream | undefined;
 }
 
-/** Validates `options`; throws `InvalidProxyOptionsError` naming the first bad field (`listen.directory`, `connectTimeoutMs`...). */
+/**
+ * Validates `options`; throws `InvalidProxyOptionsError` naming the first bad field (`listen.directory`,
+ * `connectTimeoutMs`...), or `UnsupportedUpstreamError` naming the variable of an upstream it cannot use.
+ */
 export function parseNetworkProxyOptions(options: unknown): ResolvedProxyOptions {
   const parsed = NetworkProxyOptionsSchema.safeParse(options);
   if (!parsed.success) {
@@ -88,5 +104,6 @@ export function parseNetworkProxyOptions(options: unknown): ResolvedProxyOptions
     connectTimeoutMs: o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     maxConnections: o.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     tunnelSplicer: o.tunnelSplicer,
+    upstream: o.upstream === undefined ? undefined : parseUpstream(o.upstream as UpstreamSettings),
   };
 }

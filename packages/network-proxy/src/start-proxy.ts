@@ -56,6 +56,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     report,
     splicer,
     bulkReads: splicer === undefined,
+    ...(o.upstream ? { upstream: o.upstream } : {}),
     connections: new ConnectionBudget(o.maxConnections),
   };
   const http = createHttpProxy(ctx);

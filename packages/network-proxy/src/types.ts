@@ -1,3 +1,6 @@
+import type { AddressRefusedBy } from "./destination.js";
+import type { UpstreamSettings } from "./upstream.js";
+
 /** How a request reached the proxy: plain HTTP forwarding, an HTTP `CONNECT` tunnel (`https`, whatever the port), or a SOCKS5 `CONNECT`. */
 export type ProxyProtocol = "http" | "https" | "socks5_tcp";
 
@@ -23,7 +26,13 @@ export interface ProxyVerdict {
   /** how to grant it, shown in the refusal, e.g. "re-run with --allow-domain example.com" */
   hint?: string;
   rule?: ProxyRuleRef;
-  /** the host was granted by name explicitly: loopback/private/link-local destinations are then allowed */
+  /**
+   * The host was allowed by name (a grant, an allow rule, a person's approval): any unicast address
+   * it resolves to may be reached, private and reserved ranges included (a VPN's or proxy's resolver
+   * answers with fake-IP or documentation addresses), but not loopback or link-local.
+   */
+  allowNamed?: boolean;
+  /** The host was granted by name in the configuration: loopback and link-local too (implies `allowNamed`). */
   allowPrivate?: boolean;
 }
 
@@ -38,7 +47,7 @@ export type ProxyResolver = (host: string) => Promise<ReadonlyArray<{ address: s
  * - `rule`: `decide`'s verdict named a rule (`rule` is set), allow or deny;
  * - `default`: `decide`'s verdict named no rule (a grant, or its default answer);
  * - `decide-failed`: `decide` threw, rejected or returned something that is not a verdict: denied;
- * - `private-address`: allowed by name, but an address it resolves to (or the literal) is not public and the verdict had no `allowPrivate`;
+ * - `private-address`: allowed, but an address it resolves to (or the literal) is one the verdict does not open (see `checkDestination`);
  * - `resolve-failed`: the name did not resolve, or the resolver failed;
  * - `upstream-failed`: no checked address accepted a connection within `connectTimeoutMs`;
  * - `bad-request`: the host or port cannot be acted on (garbage host, port 0);
@@ -69,6 +78,10 @@ export interface NetworkRequestEvent {
   rule?: ProxyRuleRef;
   /** the address actually connected to (or refused), when resolution happened */
   address?: string;
+  /** For `private-address`: what refused the address (see `checkDestination`). */
+  refusedBy?: AddressRefusedBy;
+  /** The upstream proxy the connection went through (or failed at), its password shown as `***`. */
+  upstream?: string;
 }
 
 /** Where the proxy listens: two unix sockets in a private directory, or two loopback TCP ports. */
@@ -102,6 +115,14 @@ export interface NetworkProxyOptions {
    * (exists, executable).
    */
   tunnelSplicer?: string;
+  /**
+   * An upstream proxy for allowed connections (`upstreamSettingsFromEnv(process.env)` reads the
+   * host's `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY`). Requests are judged first: a
+   * refused host never reaches it. Plain HTTP goes to an HTTP upstream in absolute form, tunnels
+   * through CONNECT; a SOCKS5 upstream carries both. A scheme it cannot use fails the start with
+   * `UnsupportedUpstreamError` (`NETPROXY_UNSUPPORTED_UPSTREAM`).
+   */
+  upstream?: UpstreamSettings;
 }
 
 /** Where clients reach the proxy: for each listener exactly one of the two is set, per transport. */

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ProxyVerdict } from "../src/index.js";
-import { connectViaProxy, httpViaProxy, proxyWith, readAll, socksRequest, startOrigin, stopAll, tableResolver } from "./helpers.js";
+import { connectViaProxy, httpViaProxy, netnsSkip, proxyWith, readAll, runInNetns, socksRequest, startOrigin, stopAll, tableResolver } from "./helpers.js";
 
 // The fake internet runs on loopback, which is exactly what a sandboxed command must not reach by
 // itself: allowed requests below carry `allowPrivate` (an explicit grant by name), and the
@@ -35,7 +35,7 @@ describe("address check", () => {
       const { proxy, events } = await proxyWith({ decide: allow(false), resolver: resolver() });
       const res = await httpViaProxy(proxy.endpoints.http, `http://${c.host}:${c.port}/`);
       expect(res.status, c.what).toBe(403);
-      expect(res.body, c.what).toMatch(/refused: .*loopback address, reachable only for a host granted by name\n$/);
+      expect(res.body, c.what).toMatch(/refused: .*loopback address, reachable only for a host granted by name in the configuration\n$/);
       expect(events, c.what).toEqual([expect.objectContaining({ decision: "deny", cause: "private-address", address: c.address })]);
     }
   });
@@ -128,3 +128,42 @@ describe("resolver answers", () => {
   });
 });
 
+
+describe("hosts allowed by name (allowNamed)", () => {
+  // Origins on documentation, fake-IP and private addresses exist only inside a network namespace
+  // of this test's own (nothing leaves the machine); the proxy runs there too.
+  it.skipIf(netnsSkip !== undefined)("a host allowed by name reaches documentation, fake-IP and private addresses; without the name grant they are refused", async () => {
+    const addresses = ["203.0.113.80", "198.18.0.7", "10.255.255.1"];
+    const out = await runInNetns(addresses, `
+      const http = await import("node:http");
+      const { startNetworkProxy } = await import(DIST);
+      const results = [];
+      for (const address of ADDRESSES) {
+        const origin = http.createServer((q, r) => r.end("origin " + address));
+        await new Promise((ok) => origin.listen(8080, address, ok));
+        for (const verdict of [{ decision: "allow", allowNamed: true }, { decision: "allow" }]) {
+          const events = [];
+          const proxy = await startNetworkProxy({ decide: () => verdict, listen: { transport: "loopback-tcp" }, resolver: async () => [{ address, family: 4 }], onRequest: (e) => events.push(e) });
+          const body = await new Promise((ok, no) => http.get({ host: "127.0.0.1", port: proxy.endpoints.http.port, path: "http://registry.test:8080/" }, (res) => {
+            let b = ""; res.on("data", (d) => (b += d)); res.on("end", () => ok(res.statusCode + " " + b));
+          }).on("error", no));
+          results.push({ address, named: verdict.allowNamed === true, body, cause: events[0].cause });
+          await proxy.stop();
+        }
+        origin.close();
+      }
+      console.log(JSON.stringify(results));
+    `);
+    const results = JSON.parse(out) as Array<{ address: string; named: boolean; body: string; cause: string }>;
+    for (const address of addresses) {
+      expect(results.find((r) => r.address === address && r.named)).toMatchObject({ body: `200 origin ${address}`, cause: "default" });
+      expect(results.find((r) => r.address === address && !r.named)).toMatchObject({ cause: "private-address" });
+    }
+  });
+  it("allowNamed does not open loopback, link-local or broadcast", async () => {
+    const resolver = tableResolver({ "a.test": ["127.0.0.1"], "b.test": ["169.254.169.254"], "c.test": ["255.255.255.255"] });
+    const { proxy, events } = await proxyWith({ decide: () => ({ decision: "allow", allowNamed: true }), resolver, connectTimeoutMs: 200 });
+    for (const host of ["a.test", "b.test", "c.test"]) expect((await httpViaProxy(proxy.endpoints.http, `http://${host}:${v4.port}/`)).status, host).toBe(403);
+    expect(events.map((e) => e.cause)).toEqual(["private-address", "private-address", "private-address"]);
+  });
+});

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -239,4 +239,34 @@ export function selfSignedCert(name: string): { key: string; cert: string } | un
   } finally {
     remove();
   }
+}
+
+/** The built package, for code run in a child process (tests run after the build). */
+export const DIST_INDEX = new URL("../dist/index.js", import.meta.url).href;
+
+/** Why a network namespace of the test's own cannot be made here (`unshare -rn` with `ip`), or undefined. */
+export const netnsSkip: string | undefined = (() => {
+  if (process.platform !== "linux") return "not Linux";
+  try {
+    execFileSync("unshare", ["-rn", "ip", "link", "set", "lo", "up"], { stdio: "ignore", timeout: 10_000 });
+    return undefined;
+  } catch {
+    return "unshare -rn (a user and network namespace) or ip is not available";
+  }
+})();
+
+/**
+ * Runs `code` (an ES module body; `DIST` is the built package's URL, `ADDRESSES` the list) with node
+ * in a new user and network namespace whose loopback interface also holds `addresses`: servers can
+ * listen on documentation or private addresses there, and nothing reaches the outside. Resolves
+ * with its stdout; rejects with its stderr when it fails.
+ */
+export function runInNetns(addresses: readonly string[], code: string, timeoutMs = 30_000): Promise<string> {
+  const setup = ["ip link set lo up", ...addresses.map((a) => `ip addr add ${a}/${a.includes(":") ? 128 : 32} dev lo`)].join(" && ");
+  const body = `const DIST = ${JSON.stringify(DIST_INDEX)}; const ADDRESSES = ${JSON.stringify(addresses)};\n${code}`;
+  return new Promise((resolve, reject) => {
+    execFile("unshare", ["-rn", "sh", "-c", `${setup} && exec "$0" --input-type=module -e "$1"`, process.execPath, body], { timeout: timeoutMs }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
 }

@@ -169,6 +169,21 @@ export const OrchestratorOptionsSchema = z.strictObject({
     })
     .optional(),
   /**
+   * An upstream proxy for the connections the session proxy allows: the host environment's proxy
+   * variables as `upstreamSettingsFromEnv` of @shellgate/network-proxy reads them (the CLI passes the
+   * host's `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY`). Hosts are judged first: a refused
+   * one never reaches it. A setting the proxy cannot use fails each proxy's start (the run then has no
+   * network and says why, naming the variable). Default: none, every allowed connection goes direct.
+   */
+  networkUpstream: z
+    .strictObject({
+      http: z.strictObject({ url: z.string().min(1), variable: z.string().min(1) }).optional(),
+      https: z.strictObject({ url: z.string().min(1), variable: z.string().min(1) }).optional(),
+      all: z.strictObject({ url: z.string().min(1), variable: z.string().min(1) }).optional(),
+      noProxy: z.strictObject({ value: z.string(), variable: z.string().min(1) }).optional(),
+    })
+    .optional(),
+  /**
    * Where sandboxed runs keep their own npm, pip, Go, cargo and yarn caches
    * (`SANDBOX_TOOL_CACHES` of @shellgate/sandbox): a `workspace-write` run gets the directory as a
    * writable root and the tools' variables pointing into it, replacing the host's values, so no
@@ -287,6 +302,7 @@ export class Orchestrator {
       grantHint: o.networkGrantHint ?? defaultGrantHint,
       ...(o.networkSocketDir ? { socketRoot: o.networkSocketDir } : {}),
       ...(o.networkResolver ? { resolver: o.networkResolver } : {}),
+      ...(o.networkUpstream ? { upstream: o.networkUpstream } : {}),
       ...(o.networkTunnelSplicer ? { tunnelSplicer: tunnelSplicerOnce(o.networkTunnelSplicer) } : {}),
     };
     this.#spill =

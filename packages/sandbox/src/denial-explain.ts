@@ -121,6 +121,10 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
     workspaceWrite: z.boolean().optional(),
     /** Network access (`--network on`). */
     network: z.boolean().optional(),
+    /** The run's network went through shellgate's proxy (hosts by name), not nowhere. */
+    proxied: z.boolean().optional(),
+    /** Hosts of the denial that were already allowed: no hint may offer their grant again. */
+    allowedHosts: z.array(z.string()).optional(),
     /** Only running outside the sandbox lets it through (approval or an allow rule). */
     outsideSandboxOnly: z.boolean().optional(),
     /**
@@ -183,6 +187,11 @@ export interface ExplainOptions {
    * an escalation no one can grant.
    */
   approvalAvailable?: boolean;
+  /**
+   * The run's network: `proxied` when it went through shellgate's proxy, and `allowed` telling
+   * which of the hosts a denial names were already allowed (their grant is never suggested again).
+   */
+  network?: { proxied: boolean; allowed?: (host: string) => boolean };
 }
 
 const MAX_LISTED = 5;
@@ -424,7 +433,7 @@ export function explainSandboxDenial(input: DenialEvidence, options: ExplainOpti
   if (ev.policy.mode === "danger-full-access" || ev.policy.mode === "external-sandbox") return undefined;
   // The interleaved stream repeats stdout and stderr; it is read only when it is all there is (a PTY).
   const texts = ev.stdout !== "" || ev.stderr !== "" ? [ev.stderr, ev.stdout] : [ev.aggregated ?? ""];
-  const found = filesystemDenial(ev, filesystemMarks(texts), options.directoryExists) ?? networkDenial(ev, texts) ?? processDenial(ev);
+  const found = filesystemDenial(ev, filesystemMarks(texts), options.directoryExists) ?? networkDenial(ev, texts, options.network) ?? processDenial(ev);
   if (!found) return undefined;
   if ((ev.policy.mode === "read-only" || ev.policy.mode === "workspace-write") && ev.policy.deniedReadPaths.length > 0) {
     found.grant.sandboxAlwaysOn = true;
@@ -433,7 +442,11 @@ export function explainSandboxDenial(input: DenialEvidence, options: ExplainOpti
   return withText(found, audience, ev.command);
 }
 
-function networkDenial(ev: z.infer<typeof DenialEvidenceSchema>, texts: string[]): Omit<SandboxDenial, "summary" | "suggestion" | "audience"> | undefined {
+function networkDenial(
+  ev: z.infer<typeof DenialEvidenceSchema>,
+  texts: string[],
+  network: ExplainOptions["network"],
+): Omit<SandboxDenial, "summary" | "suggestion" | "audience"> | undefined {
   if (policyAllowsNetwork(ev.policy)) return undefined;
   const marks = networkMarks(texts);
   const hosts = [...new Set(marks.flatMap((m) => m.hosts))];
@@ -452,9 +465,21 @@ function networkDenial(ev: z.infer<typeof DenialEvidenceSchema>, texts: string[]
     cause: "network-disabled",
     paths: [],
     hosts: hosts.slice(0, MAX_LISTED),
-    grant: { network: true },
+    grant: { network: true, ...networkGrantFacts(hosts.slice(0, MAX_LISTED), network) },
     evidence: evidenceOf(ev, lines),
   };
+}
+
+function networkGrantFacts(hosts: readonly string[], network: ExplainOptions["network"]): { proxied?: true; allowedHosts?: string[] } {
+  if (network?.proxied !== true) return {};
+  const allowed = hosts.filter((h) => {
+    try {
+      return network.allowed?.(h) === true;
+    } catch {
+      return false;
+    }
+  });
+  return { proxied: true, ...(allowed.length > 0 ? { allowedHosts: allowed } : {}) };
 }
 
 function processDenial(ev: z.infer<typeof DenialEvidenceSchema>): Omit<SandboxDenial, "summary" | "suggestion" | "audience"> | undefined {

@@ -103,6 +103,7 @@ function summaryOf(d: DenialData): string {
     case "unnamed-path":
       return "a write was refused (read-only file system; the command did not say where)";
     case "network-disabled":
+      if (d.grant.proxied === true) return proxiedSummary(d);
       return d.hosts.length > 0
         ? `network access is off (${list(d.hosts)} could not be reached)`
         : "network access is off (a lookup or connection failed)";
@@ -173,9 +174,11 @@ function cliSuggestion(d: DenialData, command: readonly string[] | undefined): s
     case "unnamed-path":
       return `find the directory it writes to and re-run with --writable-root DIR${orEscalate}`;
     case "network-disabled": {
+      const already = alreadyAllowed(d);
+      if (already) return `${already}; or re-run with --network on (the whole network)${orEscalate}`;
       // The host's loopback is not reachable through the proxy's route (a sandboxed command's own
       // loopback is its own), so only the whole network reaches it.
-      const remote = d.hosts.filter((h) => !isLoopbackName(h));
+      const remote = notYetAllowed(d).filter((h) => !isLoopbackName(h));
       if (d.hosts.length > 0 && remote.length === 0) return `re-run with --network on (the host's own loopback is outside the sandbox's network)${orEscalate}`;
       const hosts = remote.length > 0 ? remote.map((h) => `--allow-domain ${h}`).join(" ") : "--allow-domain HOST";
       return `re-run with ${hosts} (only that host, through shellgate's network proxy) or with --network on (the whole network)${orEscalate}`;
@@ -183,6 +186,28 @@ function cliSuggestion(d: DenialData, command: readonly string[] | undefined): s
     case "seccomp":
       return pinned ? `no flag lifts the filter, and ${ALWAYS_SANDBOXED}` : `no flag lifts the filter; allow the command with a rule${orEscalate}`;
   }
+}
+
+// In a proxy-routed run the network is not off: only hosts by name go through, and a host that is
+// allowed can still fail (an address nothing opens, a failed lookup, the destination itself).
+function proxiedSummary(d: DenialData): string {
+  if (d.hosts.length === 0) return "a lookup or connection through shellgate's network proxy failed (only allowed hosts go through)";
+  const allowed = d.grant.allowedHosts ?? [];
+  if (allowed.length === d.hosts.length) return `${list(d.hosts)} could not be reached through shellgate's network proxy, although ${d.hosts.length === 1 ? "it is" : "they are"} allowed`;
+  return `${list(d.hosts)} could not be reached (the network goes through shellgate's proxy, which lets only allowed hosts through)`;
+}
+
+/** The hosts of a network denial not allowed yet: the only ones a grant is suggested for. */
+function notYetAllowed(d: DenialData): string[] {
+  const allowed = new Set((d.grant.allowedHosts ?? []).map((h) => h.toLowerCase()));
+  return d.hosts.filter((h) => !allowed.has(h.toLowerCase()));
+}
+
+/** When every host the denial names is already allowed: what to look at instead of a grant. */
+function alreadyAllowed(d: DenialData, cli = true): string | undefined {
+  if ((d.grant.allowedHosts ?? []).length === 0 || notYetAllowed(d).length > 0) return undefined;
+  const hosts = list(d.grant.allowedHosts ?? []);
+  return `${hosts} ${(d.grant.allowedHosts ?? []).length === 1 ? "is" : "are"} already allowed, so another grant would not help: the proxy's refusal in the output says what refused it${cli ? `, and \`shellgate check --host ${(d.grant.allowedHosts ?? [])[0]}\` shows the addresses a run would reach` : ""}`;
 }
 
 function isLoopbackName(host: string): boolean {
@@ -246,7 +271,7 @@ function modelSuggestion(d: DenialData, command: readonly string[] | undefined):
   if ((pinned || d.grant.noApprover === true) && d.cause !== "denied-read-path") {
     const ask =
       d.cause === "network-disabled"
-        ? `ask the user to allow ${d.hosts.length > 0 ? list(d.hosts) : "the hosts it needs"} (or to turn network access on)`
+        ? alreadyAllowed(d, false) ?? `ask the user to allow ${notYetAllowed(d).length > 0 ? list(notYetAllowed(d)) : "the hosts it needs"} (or to turn network access on)`
         : d.grant.writableRoot
           ? `ask the user to add ${d.grant.writableRoot} as a writable root`
           : !pinned && (d.cause === "protected-path" || d.cause === "seccomp")
@@ -271,8 +296,12 @@ function modelSuggestion(d: DenialData, command: readonly string[] | undefined):
       return "the user's configuration hides this path on purpose; do not work around it, ask the user if you need it";
     case "unnamed-path":
       return `if the task needs it, ${ESCALATE_MODEL}`;
-    case "network-disabled":
-      return `if the task needs the network, ${ESCALATE_MODEL} (or ask the user to allow ${d.hosts.length > 0 ? list(d.hosts) : "the hosts it needs"}, or to turn network access on)`;
+    case "network-disabled": {
+      const already = alreadyAllowed(d, false);
+      if (already) return `${already}; if the task needs it, ${ESCALATE_MODEL}`;
+      const hosts = notYetAllowed(d);
+      return `if the task needs the network, ${ESCALATE_MODEL} (or ask the user to allow ${hosts.length > 0 ? list(hosts) : "the hosts it needs"}, or to turn network access on)`;
+    }
     case "seccomp":
       return `if the task needs it, ${ESCALATE_MODEL}`;
   }

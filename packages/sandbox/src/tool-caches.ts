@@ -74,6 +74,8 @@ export type ToolCacheStatus =
       dir: string;
       /** Variables of the command's environment that named another location and were replaced (names only). */
       replaced: string[];
+      /** Set when the directory lies inside this writable root of the run, and so was not made a root of its own. */
+      within?: string;
     }
   | { kind: "off"; reason: string };
 
@@ -142,8 +144,8 @@ function otherRoots(policy: Extract<SandboxPolicy, { mode: "workspace-write" }>,
  * the sandbox's cache. Only for a run that will be sandboxed with writable roots: call it for the
  * policy the run gets, never for one that runs unsandboxed (those keep the host's caches and
  * variables). `off`, with the run unchanged, when the policy is not `workspace-write`, no directory
- * is known, the directory is not a private one of this user, or it lies inside another writable root
- * (a sandboxed command could then rename it and put something else in its place).
+ * is known, or the directory is not a private one of this user. A directory inside another writable
+ * root (a home under /tmp) is used where it is, without a root of its own (`within`).
  */
 export function applyToolCaches(input: ApplyToolCachesInput): ToolCacheRun {
   const { policy, env } = input;
@@ -159,8 +161,11 @@ export function applyToolCaches(input: ApplyToolCachesInput): ToolCacheRun {
   }
   if (problem) return off(`${input.dir} ${problem}`);
   const dir = fs.realpathSync.native(input.dir);
+  // Inside another writable root (a home under /tmp) the directory is writable already, and is not
+  // made a root of its own (a command could rename it away from under the mount); the variables
+  // still point there, so the tools leave the host's caches alone. Whatever a command could do to it
+  // there, it could do anyway: only sandboxed runs use it, and the next run checks it again.
   const inside = otherRoots(policy, env, input.cwd).find((root) => isPathWithin(dir, root));
-  if (inside) return off(`${dir} lies inside the writable root ${inside}`);
 
   const variables = toolCacheVariables(dir);
   const next: Record<string, string> = { ...env };
@@ -174,8 +179,8 @@ export function applyToolCaches(input: ApplyToolCachesInput): ToolCacheRun {
     next[v.name] = v.value;
   }
   return {
-    policy: { ...policy, writableRoots: [...policy.writableRoots, dir] },
+    policy: inside ? policy : { ...policy, writableRoots: [...policy.writableRoots, dir] },
     env: next,
-    status: { kind: "active", dir, replaced: [...replaced].sort() },
+    status: { kind: "active", dir, replaced: [...replaced].sort(), ...(inside ? { within: inside } : {}) },
   };
 }

@@ -41,7 +41,7 @@ describe("applyToolCaches", () => {
     expect(run.policy.mode === "workspace-write" && run.policy.writableRoots).toEqual([path.join(base, "sg")]);
   });
 
-  it("off, with the run unchanged: read-only, a symlink in the directory's place, a directory inside another root", async () => {
+  it("off, with the run unchanged: read-only, a symlink in the directory's place", async () => {
     const [base, cwd] = [await tempDir(), await tempDir()];
     const env = { npm_config_cache: "/host" };
     const ro = applyToolCaches({ policy: parseSandboxPolicy({ mode: "read-only" }), env, cwd, dir: path.join(base, "a") });
@@ -52,10 +52,17 @@ describe("applyToolCaches", () => {
     const linked = applyToolCaches({ policy: workspaceWrite(), env, cwd, dir: path.join(base, "link") });
     expect(linked.status).toMatchObject({ kind: "off", reason: expect.stringMatching(/symbolic link/) });
     expect(linked.policy).toEqual(workspaceWrite());
-    const inside = applyToolCaches({ policy: workspaceWrite(), env, cwd, dir: path.join(cwd, "cache") });
-    expect(inside.status).toMatchObject({ kind: "off", reason: expect.stringMatching(/inside the writable root/) });
-    // control: the same directory outside every root is used
+    // control: a directory outside every root is used
     expect(applyToolCaches({ policy: workspaceWrite(), env, cwd, dir: path.join(base, "ok") }).status.kind).toBe("active");
+  });
+
+  it("a directory inside another writable root (a home under /tmp) is used where it is, without a root of its own", async () => {
+    const cwd = await tempDir();
+    const inside = applyToolCaches({ policy: workspaceWrite(), env: { npm_config_cache: "/host" }, cwd, dir: path.join(cwd, "cache") });
+    const real = fs.realpathSync(cwd);
+    expect(inside.status).toEqual({ kind: "active", dir: path.join(real, "cache"), replaced: ["npm_config_cache"], within: real });
+    expect(inside.env["npm_config_cache"]).toBe(path.join(real, "cache", "npm"));
+    expect(inside.policy).toEqual(workspaceWrite());
   });
 
   it("a directory that others may enter is made private again", async () => {

@@ -31,6 +31,8 @@ export interface RunNetworkDeps {
   socketRoot?: string;
   /** Test seam for the proxy; default `startNetworkProxy`. */
   startProxy?: typeof startNetworkProxy;
+  /** The upstream proxy allowed connections go through (see the orchestrator's `networkUpstream`). */
+  upstream?: Parameters<typeof startNetworkProxy>[0]["upstream"];
   /** Test seam for name resolution in the proxy. */
   resolver?: Parameters<typeof startNetworkProxy>[0]["resolver"];
   /**
@@ -91,9 +93,11 @@ export async function startRunNetwork(
   const decide = async (request: ProxyRequest): Promise<ProxyVerdict> => {
     const verdict = deps.hostPolicy.judge(request.host, run.commandGrants);
     const rule = verdict.source.kind === "rule" ? { rule: { ...verdict.source.rule.source } } : {};
-    if (verdict.decision === "allow") return { decision: "allow", allowPrivate: verdict.explicit, reason: describeVerdictSource(verdict.source), ...rule };
+    // A host allowed by name goes wherever its resolver says (a VPN's fake-IP or documentation
+    // range included); loopback and link-local only for a host the configuration names.
+    if (verdict.decision === "allow") return { decision: "allow", allowNamed: true, allowPrivate: verdict.explicit, reason: describeVerdictSource(verdict.source), ...rule };
     if (verdict.decision === "prompt" && (await deps.askHost(request, verdict))) {
-      return { decision: "allow", reason: "approved by a person", ...rule };
+      return { decision: "allow", allowNamed: true, reason: "approved by a person", ...rule };
     }
     const reason = verdict.decision === "prompt" ? `${describeVerdictSource(verdict.source)}, and it was not approved` : describeVerdictSource(verdict.source);
     return { decision: "deny", reason, ...(grantable(verdict) ? { hint: deps.grantHint(request.host) } : {}), ...rule };
@@ -103,8 +107,7 @@ export async function startRunNetwork(
     if (event.decision !== "deny") return;
     const key = `${event.host}:${event.port}`;
     if (refused.has(key)) return;
-    // A private address needs the host granted by name, which a grant gives whatever the verdict was.
-    const hint = event.cause === "private-address" || grantable(deps.hostPolicy.judge(event.host, run.commandGrants));
+    const hint = event.cause === "private-address" ? addressGrantable(event, deps.hostPolicy.judge(event.host, run.commandGrants)) : grantable(deps.hostPolicy.judge(event.host, run.commandGrants));
     refused.set(key, {
       host: event.host,
       port: event.port,
@@ -122,6 +125,7 @@ export async function startRunNetwork(
       onRequest,
       listen: dir !== undefined ? { transport: "unix-socket", directory: dir } : { transport: "loopback-tcp" },
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
+      ...(deps.upstream ? { upstream: deps.upstream } : {}),
       ...(tunnelSplicer ? { tunnelSplicer } : {}),
     });
   } catch (error) {
@@ -152,6 +156,17 @@ export async function startRunNetwork(
  */
 function grantable(verdict: HostVerdict): boolean {
   return verdict.source.kind === "default" || (verdict.source.kind === "rule" && verdict.source.rule.decision === "prompt");
+}
+
+/**
+ * Whether granting the host by name would let a refused address through: only a loopback or
+ * link-local address of a host that is not already granted (an approved prompt host). A host the
+ * configuration already grants, or an address nothing opens, gets no hint: the reason says what
+ * refused it, and repeating the grant given would lead nowhere.
+ */
+function addressGrantable(event: NetworkRequestEvent, verdict: HostVerdict): boolean {
+  if (verdict.decision === "allow" || verdict.decision === "deny") return false;
+  return event.refusedBy === "needs-explicit-grant";
 }
 
 function routeOf(proxy: NetworkProxy, transport: ProxyTransport): NetworkProxyRoute {

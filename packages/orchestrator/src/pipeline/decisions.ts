@@ -74,6 +74,7 @@ export async function explainAttempt(
   probe: ExecProbe,
   options: TransformOptions,
   approvalAvailable = true,
+  hostAllowed?: (host: string) => boolean,
 ): Promise<SandboxDenial | undefined> {
   if (env.sandboxType === "none" || probe.exitCode === 0 || probe.timedOut) return undefined;
   try {
@@ -100,7 +101,12 @@ export async function explainAttempt(
         // a directory every run holds read-only is never offered as a writable root
         ...(options.protectedPaths ? { protectedPaths: [...options.protectedPaths] } : {}),
       },
-      { audience: "model", directoryExists, approvalAvailable },
+      {
+        audience: "model",
+        directoryExists,
+        approvalAvailable,
+        ...(options.networkProxy !== undefined ? { network: { proxied: true, ...(hostAllowed ? { allowed: hostAllowed } : {}) } } : {}),
+      },
     );
   } catch {
     return undefined;

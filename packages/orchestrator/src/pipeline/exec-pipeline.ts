@@ -1,4 +1,5 @@
 import { applyToolCaches, CommandNotFoundError as SandboxCommandNotFoundError, DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
+import { normalizeNetworkHost } from "@shellgate/execpolicy";
 import { assessCommand, isKnownSafeCommand, type Admission } from "../admission/assess.js";
 import { fileSystemKind, hasDeniedReads } from "../admission/requirement.js";
 import {
@@ -134,7 +135,7 @@ export class ExecPipeline {
     trace.attempts = 1;
     // The first attempt's explained denial; reported only while that attempt's result is the answer.
     const denial = first.result.probe
-      ? await explainAttempt(first.policy, request, first.env, first.result.probe, first.options, canEscalate(ctx))
+      ? await explainAttempt(first.policy, request, first.env, first.result.probe, first.options, canEscalate(ctx), hostAllowedIn(ctx, override === "rule_sandbox" ? (grant?.hosts ?? []) : []))
       : undefined;
     const done = (result: LaunchResult<T>, env: ExecEnv, retried: boolean, sandboxDenied: boolean): PipelineOutcome<T> => ({
       value: result.value,
@@ -359,4 +360,19 @@ function outcomeOf(error: unknown, signal: AbortSignal | undefined): DecisionTra
   if (error instanceof CancelledError || signal?.aborted) return "cancelled";
   if (error instanceof SpawnFailedError || error instanceof SandboxPrepareFailedError) return "spawn_failed";
   return "error";
+}
+
+/** Whether the session (with the command's own rule grants) allows a host a denial names: its grant is then not suggested again. */
+function hostAllowedIn(ctx: PipelineContext, commandGrants: readonly HostGrant[]): ((host: string) => boolean) | undefined {
+  const policy = ctx.network?.hostPolicy;
+  if (!policy) return undefined;
+  return (host) => {
+    let name: string;
+    try {
+      name = normalizeNetworkHost(host.replace(/:\d+$/u, ""));
+    } catch {
+      return false;
+    }
+    return policy.judge(name, commandGrants).decision === "allow";
+  };
 }

@@ -165,6 +165,84 @@ describe("proxy-routed runs through the pipeline", () => {
     expect(answers.every((a) => a.status === 403)).toBe(true);
   });
 
+  it("a granted host whose address nothing opens is refused with what refused it, never with the grant already given", async () => {
+    const { ctx } = makeContext({ approvalPolicy: "never" });
+    withProxyEnv(ctx);
+    ctx.network = { ...network(ctx, { allow: ["registry.test"] }), resolver: async () => [{ address: "255.255.255.255", family: 4 as const }] };
+    const answers: Array<{ status: number; body: string }> = [];
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), fetchingLauncher(["registry.test"], answers).launch);
+    expect(answers[0]?.status).toBe(403);
+    expect(out.network?.refusals()).toEqual([
+      { host: "registry.test", port: serverPort, reason: "registry.test resolves to 255.255.255.255, a broadcast address, never reachable through the proxy" },
+    ]);
+  });
+
+  it("a host approved at a prompt is allowed by name (any unicast address but loopback and link-local); a granted one also those", async () => {
+    const verdicts: Record<string, unknown> = {};
+    const { handler } = scriptedHandler(["approved"]);
+    const { ctx } = makeContext({ approvalPolicy: "on-request", approvalHandler: handler });
+    withProxyEnv(ctx);
+    const rule: HostRule = { host: "ask.test", protocol: "https", decision: "prompt", source: { file: "/r/net.rules", line: 4, column: 1 } };
+    const base = network(ctx, { allow: ["registry.test"], rules: [rule] });
+    ctx.network = {
+      ...base,
+      startProxy: async (options) => {
+        for (const host of ["ask.test", "registry.test"]) verdicts[host] = await options.decide({ protocol: "https", host, port: 443 });
+        return (await import("@shellgate/network-proxy")).startNetworkProxy(options);
+      },
+    };
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), fetchingLauncher(["ask.test"], []).launch);
+    expect(verdicts["ask.test"]).toMatchObject({ decision: "allow", allowNamed: true });
+    expect(verdicts["ask.test"]).not.toHaveProperty("allowPrivate");
+    expect(verdicts["registry.test"]).toMatchObject({ decision: "allow", allowNamed: true, allowPrivate: true });
+    // The approved host's loopback address is refused, and granting it by name is what would open it.
+    expect(out.network?.refusals()).toEqual([
+      { host: "ask.test", port: serverPort, reason: "ask.test resolves to 127.0.0.1, a loopback address, reachable only for a host granted by name in the configuration", hint: "re-run with --allow-domain ask.test" },
+    ]);
+  });
+
+  it("the denial of a proxy-routed run does not offer the grant of a host already allowed, nor say the network is off", async () => {
+    const { ctx } = makeContext({ approvalPolicy: "never" });
+    ctx.network = network(ctx, { allow: ["registry.test"] });
+    const failed = probe(1, "npm error request to https://registry.test/ms failed, reason: getaddrinfo EAI_AGAIN registry.test\n");
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["npm", "install", "ms"], cwd: "/tmp" }), async () => ({ value: "v", probe: { ...failed, stderr: failed.stdout } }));
+    expect(out.sandboxDenial?.grant).toMatchObject({ proxied: true, allowedHosts: ["registry.test"] });
+    expect(out.sandboxDenial?.summary).not.toContain("network access is off");
+    expect(out.sandboxDenial?.suggestion).not.toMatch(/allow registry\.test|--allow-domain registry\.test/);
+    expect(out.sandboxDenial?.suggestion).toContain("registry.test is already allowed");
+  });
+
+  it("allowed requests go through the upstream proxy (networkUpstream); refused ones never reach it", async () => {
+    const seen: string[] = [];
+    const upstream = http.createServer((req, res) => {
+      seen.push(req.url ?? "");
+      res.end(`via upstream ${req.url ?? ""}`);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    try {
+      const { ctx } = makeContext({ approvalPolicy: "never" });
+      withProxyEnv(ctx);
+      const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      ctx.network = { ...network(ctx, { allow: ["registry.test"] }), upstream: { http: { url, variable: "HTTP_PROXY" } } };
+      const answers: Array<{ status: number; body: string }> = [];
+      await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), fetchingLauncher(["registry.test", "evil.test"], answers).launch);
+      expect(answers[0]).toEqual({ status: 200, body: `via upstream http://registry.test:${serverPort}/` });
+      expect(answers[1]?.status).toBe(403);
+      expect(seen).toEqual([`http://registry.test:${serverPort}/`]);
+    } finally {
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
+  it("an upstream the proxy cannot use leaves the run without network, naming the variable", async () => {
+    const { ctx } = makeContext({ approvalPolicy: "never" });
+    ctx.network = { ...network(ctx, { allow: ["registry.test"] }), upstream: { https: { url: "socks4://u:pw@proxy.example.com", variable: "HTTPS_PROXY" } } };
+    const out = await new ExecPipeline(ctx).run(request({ argv: ["cat", "x"] }), async () => ({ value: "v", probe: probe(0) }));
+    expect(out.network?.note()).toBe(
+      "the network proxy could not start (HTTPS_PROXY=socks4://u:***@proxy.example.com: the scheme socks4:// is not supported (http://, socks5:// and socks5h:// are)), so this command ran without network",
+    );
+  });
+
   it("a prompt host nobody can be asked about is refused, with the rule named", async () => {
     const { ctx } = makeContext({ approvalPolicy: "never" });
     withProxyEnv(ctx);

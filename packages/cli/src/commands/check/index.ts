@@ -22,7 +22,10 @@ Options:
       --escalate             judge it as a request to run outside the sandbox
       --host HOST            tell how a sandboxed command's connection to HOST would be treated by
                              shellgate's network proxy (allow, prompt or deny, and by which rule,
-                             grant or default); with a command, its own rule's hosts count too
+                             grant or default), and what a run would do: the addresses HOST resolves
+                             to here, which one is refused and why, and the upstream proxy (from
+                             HTTPS_PROXY/ALL_PROXY, NO_PROXY honoured) it would go through; with a
+                             command, its own rule's hosts count too
 ${CONFIG_OPTIONS_HELP}
   -h, --help                 show this help
 
@@ -33,7 +36,10 @@ JSON: { "requirement": "skip" | "needs_approval" | "forbidden", "bypassSandbox"?
         "networkRules"?: { "effective": bool, "rules": [...] }, "ruleSandbox"?: { "sandbox", "hosts", "rules" } }
       with --host, one line per host: { "host", "decision": "allow" | "prompt" | "deny",
         "source": { "kind": "rule" | "grant" | "deny-list" | "command-rule" | "default", ... },
-        "explicit", "effective", "reason" }
+        "explicit", "effective", "reason", "run": "reach" | "ask" | "refuse",
+        "refusedBy"?: "policy" | "never-reachable" | "needs-name-grant" | "needs-explicit-grant" | "resolve-failed",
+        "addresses"?: [{ "address", "class", "refusedBy"?, "reason"? }], "resolveError"?,
+        "upstream"?: { "url", "variable" } | null, "upstreamError"? }
 network_rule entries and --allow-domain / [network] grants are enforced by shellgate's proxy for
 sandboxed commands whose network is off ("effective"); --network on means the whole network.
 
@@ -43,7 +49,7 @@ Examples:
   shellgate check git push --force
   shellgate check --approval-policy untrusted "cargo build && echo ok"
   shellgate check --rules examples/default.rules --json -- rm -rf build
-  shellgate check --allow-domain registry.npmjs.org --host registry.npmjs.org --host example.com
+  shellgate check --allow-domain registry.example.org --host registry.example.org --host example.com
 `;
 
 /** `shellgate check`: see {@link HELP}. Only `--help` is answered here; the rest loads on demand. */

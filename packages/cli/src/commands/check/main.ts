@@ -22,6 +22,9 @@ import {
   type Admission,
   type SandboxWrittenCode,
 } from "@shellgate/orchestrator/admission";
+import { isIP } from "node:net";
+import type { UpstreamSettings } from "@shellgate/network-proxy";
+import { upstreamFromHostEnv } from "../../network-upstream.js";
 import { policyAllowsNetwork, policyRequiresPlatformSandbox } from "@shellgate/sandbox";
 import { deriveExecArgs, detectUserShell } from "@shellgate/shell-detect";
 import { configOverrides, CONFIG_OPTIONS, parseCommandArgs } from "../../args.js";
@@ -79,12 +82,29 @@ export interface HostCheckJson {
   decision: HostVerdict["decision"];
   /** What decided: `rule` (with its file:line:column), `grant`, `deny-list`, `command-rule`, `default`. */
   source: { kind: HostVerdictSource["kind"]; origin?: string; file?: string; line?: number; column?: number; protocol?: string };
-  /** Whether a loopback, private or link-local address may be reached under this name. */
+  /** Whether loopback and link-local addresses may be reached under this name (granted by name in the configuration). */
   explicit: boolean;
   /** Whether commands get proxy-routed network at all under this configuration. */
   effective: boolean;
   /** The verdict in words, as the proxy would give it. */
   reason: string;
+  /**
+   * What a run would do: `reach` (the host and every address it resolves to here may be reached),
+   * `ask` (a person is asked, then as `reach`), `refuse`. The addresses are judged as the proxy judges
+   * them: a host allowed by name may reach any unicast address, loopback and link-local only when
+   * `explicit`, unspecified, multicast and broadcast never.
+   */
+  run: "reach" | "ask" | "refuse";
+  /** What refuses it: the policy, an address (see `addresses`), or a failed lookup. */
+  refusedBy?: "policy" | "never-reachable" | "needs-name-grant" | "needs-explicit-grant" | "resolve-failed";
+  /** The addresses this machine's resolver answers (only for a host the policy lets through, as in a run). */
+  addresses?: Array<{ address: string; class: string; refusedBy?: string; reason?: string }>;
+  /** Why the lookup failed, when it did. */
+  resolveError?: string;
+  /** The upstream proxy a run's connection to the host goes through, or null for a direct one (NO_PROXY, or none set). */
+  upstream?: { url: string; variable: string } | null;
+  /** The upstream setting cannot be used: every proxy-routed run has no network. */
+  upstreamError?: string;
 }
 
 /** Whether the session proxy judges hosts under this configuration (see `CheckJson.networkRules.effective`). */
@@ -96,8 +116,62 @@ function networkRulesJson(rules: readonly NetworkRule[], effective: boolean): No
   return { effective, rules: rules.map((r) => ({ host: r.host, protocol: r.protocol, decision: r.decision, file: r.source.file, line: r.source.line })) };
 }
 
-/** How `host` is treated under the configuration, the loaded rules and (when given) the command's own rule grant. */
-export function checkHost(host: string, config: EffectiveConfig, store: PolicyStore, grant: CommandRuleGrant | undefined): HostCheckJson {
+/** Name resolution for `checkHost` (the system's by default; the proxy uses the same). */
+export type CheckResolver = (host: string) => Promise<ReadonlyArray<{ address: string }>>;
+
+const systemResolver: CheckResolver = async (host) => (await import("node:dns")).promises.lookup(host, { all: true });
+
+/**
+ * How `host` is treated under the configuration, the loaded rules and (when given) the command's
+ * own rule grant, and what a run would do: for a host the policy lets through, its addresses as this
+ * machine resolves them, judged as the proxy judges them, and the upstream proxy the connection would
+ * take (`upstream` settings from the host environment, NO_PROXY honoured).
+ */
+export async function checkHost(
+  host: string,
+  config: EffectiveConfig,
+  store: PolicyStore,
+  grant: CommandRuleGrant | undefined,
+  options: { resolver?: CheckResolver; upstream?: UpstreamSettings } = {},
+): Promise<HostCheckJson> {
+  const verdictJson = judgeHost(host, config, store, grant);
+  if (verdictJson.decision === "deny") return { ...verdictJson, run: "refuse", refusedBy: "policy" };
+  const proxy = await import("@shellgate/network-proxy");
+  let upstream: HostCheckJson["upstream"] = null;
+  let upstreamError: string | undefined;
+  let via: ReturnType<typeof proxy.upstreamFor>;
+  if (options.upstream) {
+    try {
+      // A CONNECT tunnel (https), as package managers and most tools use.
+      via = proxy.upstreamFor(proxy.parseUpstream(options.upstream), "https", verdictJson.host, 443);
+      upstream = via ? { url: via.shown, variable: via.variable } : null;
+    } catch (error) {
+      upstreamError = error instanceof Error ? error.message : String(error);
+    }
+  }
+  const base = { ...verdictJson, upstream, ...(upstreamError !== undefined ? { upstreamError } : {}) };
+  const ask = verdictJson.decision === "prompt";
+  let addresses: string[];
+  if (isIP(verdictJson.host) !== 0) addresses = [verdictJson.host];
+  else {
+    try {
+      addresses = (await (options.resolver ?? systemResolver)(verdictJson.host)).map((a) => a.address);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const resolveError = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+      // Behind an HTTP or socks5h upstream the upstream resolves what this machine cannot.
+      if (via !== undefined && via.protocol !== "socks5") return { ...base, run: ask ? "ask" : "reach", resolveError };
+      return { ...base, run: "refuse", refusedBy: "resolve-failed", resolveError };
+    }
+  }
+  const judged = proxy.checkDestination(verdictJson.host, addresses, { allowNamed: true, allowPrivate: verdictJson.explicit });
+  const list = judged.addresses.map((a) => ({ address: a.address, class: a.kind, ...(a.refusedBy ? { refusedBy: a.refusedBy, reason: a.reason } : {}) }));
+  if (judged.refused?.refusedBy) return { ...base, addresses: list, run: "refuse", refusedBy: judged.refused.refusedBy };
+  return { ...base, addresses: list, run: ask ? "ask" : "reach" };
+}
+
+/** The policy's verdict on `host`, without resolving it. */
+function judgeHost(host: string, config: EffectiveConfig, store: PolicyStore, grant: CommandRuleGrant | undefined): Omit<HostCheckJson, "run"> {
   let normalized: string;
   try {
     normalized = normalizeNetworkHost(host);
@@ -116,14 +190,32 @@ export function checkHost(host: string, config: EffectiveConfig, store: PolicySt
   return { host: normalized, decision: verdict.decision, source, explicit: verdict.explicit, effective: proxyEnforced(config), reason: describeVerdictSource(src) };
 }
 
-/** The human line of a host check. */
+/** The human lines of a host check. */
 export function explainHost(result: HostCheckJson): string {
   const where = result.effective
     ? ""
     : "\n  note: under this configuration commands are not routed through the proxy (the network is on, or the sandbox mode confines nothing), so this verdict is not applied";
   const decision = result.decision === "prompt" ? "prompt (a person is asked once)" : result.decision;
-  const local = result.decision === "allow" && !result.explicit ? "; loopback and private addresses stay refused" : "";
-  return `host:      ${result.host} → ${decision} — ${result.reason}${local}${where}\n`;
+  const local = result.decision === "allow" && !result.explicit ? "; loopback and link-local addresses stay refused" : "";
+  const lines = [`host:      ${result.host} → ${decision} — ${result.reason}${local}${where}`];
+  for (const a of result.addresses ?? []) {
+    lines.push(`address:   ${a.address} (${a.class})${a.reason !== undefined ? ` — refused: ${a.reason}` : ""}`);
+  }
+  if (result.resolveError !== undefined) lines.push(`address:   none: the lookup failed (${result.resolveError})${result.run !== "refuse" ? ", left to the upstream proxy" : ""}`);
+  if (result.upstreamError !== undefined) lines.push(`upstream:  unusable: ${result.upstreamError}; proxy-routed runs get no network`);
+  else if (result.upstream) lines.push(`upstream:  through ${result.upstream.url} (${result.upstream.variable})`);
+  else if (result.upstream === null) lines.push("upstream:  none, a direct connection");
+  const refusedBy =
+    result.refusedBy === "policy"
+      ? "the policy"
+      : result.refusedBy === "resolve-failed"
+        ? "a failed lookup"
+        : result.refusedBy !== undefined
+          ? "its address"
+          : "";
+  const run = result.run === "refuse" ? `refused (by ${refusedBy})` : result.run === "ask" ? "asks a person, then connects" : "connects";
+  lines.push(`run:       ${run}`);
+  return `${lines.join("\n")}\n`;
 }
 
 /** The body of `shellgate check` (see its `--help`). */
@@ -257,10 +349,12 @@ export function workspaceCodeWarnings(admission: Admission, config: EffectiveCon
 }
 
 /** Print how each host is treated (one JSON object per line with `--json`). */
-function reportHosts(hosts: string[], config: EffectiveConfig, store: PolicyStore, grant: CommandRuleGrant | undefined, json: boolean): number {
+async function reportHosts(hosts: string[], config: EffectiveConfig, store: PolicyStore, grant: CommandRuleGrant | undefined, json: boolean): Promise<number> {
   let results: HostCheckJson[];
   try {
-    results = hosts.map((h) => checkHost(h, config, store, grant));
+    const upstream = upstreamFromHostEnv(process.env);
+    results = [];
+    for (const h of hosts) results.push(await checkHost(h, config, store, grant, upstream ? { upstream } : {}));
   } catch (error) {
     process.stderr.write(`shellgate check: ${describeError(error)}\n`);
     return 2;

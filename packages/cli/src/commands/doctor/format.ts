@@ -79,6 +79,7 @@ export function formatDoctorReport(r: DoctorReport): string {
   for (const d of r.domains.allow) out.push(`  allow ${escapeForDisplay(d.host)}  (${escapeForDisplay(d.origin)})`);
   for (const d of r.domains.deny) out.push(`  deny  ${escapeForDisplay(d.host)}  (${escapeForDisplay(d.origin)})`);
   for (const n of r.networkRules.rules) out.push(`  ${n.decision === "forbidden" ? "deny " : n.decision.padEnd(5)} ${escapeForDisplay(n.host)}  (network_rule ${n.protocol} at ${n.file}:${n.line})`);
+  out.push(...upstreamLines(r.upstream));
   out.push("");
   out.push("environment (variables commands will not see; names only)");
   if (r.environment.dropped.length === 0) out.push("  (none dropped)");
@@ -94,4 +95,18 @@ export function formatDoctorReport(r: DoctorReport): string {
   out.push("");
   out.push(r.ok ? "everything needed is in place" : `${r.problems.length} problem(s):\n${r.problems.map((p) => `  - ${p}`).join("\n")}`);
   return `${out.join("\n")}\n`;
+}
+
+/** The upstream proxy lines of the network section. */
+function upstreamLines(u: DoctorReport["upstream"]): string[] {
+  if (!u.configured) return ["  upstream: none (no HTTPS_PROXY, HTTP_PROXY or ALL_PROXY here): allowed connections go direct"];
+  const out: string[] = [];
+  const one = (what: string, s: { url: string; variable: string } | undefined) =>
+    out.push(`  upstream for ${what}: ${s ? `${escapeForDisplay(s.url)}  (${s.variable})` : "none, direct"}`);
+  one("HTTPS and tunnels", u.tunnels);
+  one("plain HTTP", u.plainHttp);
+  if (u.noProxy) out.push(`  direct (${u.noProxy.variable}): ${escapeForDisplay(u.noProxy.value)}`);
+  if (u.ignored.length > 0) out.push(`  ${u.noProxy?.variable ?? "NO_PROXY"} entries that match nothing (CIDR ranges are not supported): ${u.ignored.map(escapeForDisplay).join(", ")}`);
+  if (u.error !== undefined) out.push(`  FAIL ${escapeForDisplay(u.error)}: proxy-routed runs get no network while it is set`);
+  return out;
 }

@@ -6,6 +6,7 @@ import { describeEnvDropReason, explainEnvScrub } from "@shellgate/orchestrator"
 import type { EffectiveConfig, ProjectConfigStatus, WorkspaceCheck } from "../../config/index.js";
 import { BroadWorkspaceError } from "../../errors.js";
 import { describeError } from "../../error-text.js";
+import { describeUpstream, upstreamFromHostEnv, type UpstreamReport } from "../../network-upstream.js";
 import { createSandboxManager } from "../../sandbox-backends.js";
 
 /** The rules file entry of a doctor report. */
@@ -54,6 +55,8 @@ export interface DoctorReport {
    * else (names only; sandboxed runs get the sandbox's value, unsandboxed ones keep the host's).
    */
   toolCaches: { dir: string | null; variables: Array<{ tool: string; name: string; value: string }>; replaced: string[] };
+  /** The host's upstream proxy, which allowed connections of proxy-routed runs go through (passwords shown as `***`). */
+  upstream: UpstreamReport;
   problems: string[];
 }
 
@@ -119,6 +122,11 @@ export async function gatherDoctorReport(
     replaced: hostNames.filter((n) => cacheVariables.some((v) => v.name.toLowerCase() === n.toLowerCase())).sort(),
   };
 
+  const upstream = await describeUpstream(upstreamFromHostEnv(options.hostEnv ?? process.env));
+  if (upstream.configured && upstream.error !== undefined && config.network.allow.length > 0) {
+    problems.push(`network upstream: ${upstream.error}; proxy-routed runs get no network until it is fixed or unset`);
+  }
+
   const { result: rules, networkRules } = await checkRulesFiles(config.rules.map((r) => r.file));
   const statuses: RulesFileStatus[] = config.rules.map((entry) => ({ ...entry, ...rules.get(entry.file)! }));
   for (const status of statuses) {
@@ -148,6 +156,7 @@ export async function gatherDoctorReport(
     userRulesFile: config.userRulesFile,
     environment,
     toolCaches,
+    upstream,
     problems,
   };
 }

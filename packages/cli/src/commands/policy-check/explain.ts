@@ -27,7 +27,7 @@ export function hostEvaluationJson(ev: HostEvaluation): { host: string; decision
  * `--host H --explain`: the deciding rule's file:line:col, and every earlier rule naming the host
  * (overridden, since the last one decides), so a surprising answer can be traced.
  */
-export function explainHost(given: string, ev: HostEvaluation, rules: readonly NetworkRule[]): string {
+export function explainHost(given: string, ev: HostEvaluation, rules: readonly NetworkRule[], addressLine?: string): string {
   const lines = [`host: ${quote(ev.host)}${ev.host !== given ? ` (normalised from ${JSON.stringify(given)})` : ""}`];
   const naming = rules.filter((r) => r.host === ev.host);
   if (ev.rule === undefined || ev.decision === undefined) {
@@ -41,8 +41,21 @@ export function explainHost(given: string, ev: HostEvaluation, rules: readonly N
       if (r.justification !== undefined) lines.push(`       justification: ${r.justification}`);
     });
   }
+  if (addressLine !== undefined) lines.push(addressLine);
   lines.push(`note: ${NETWORK_ENFORCEMENT}`);
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Which addresses of a host the rules let through a run may reach, as the proxy judges them (an
+ * allow rule names the host: loopback and link-local too; a prompt host, once approved, is allowed
+ * by name only). policy-check does no network I/O and loads nothing of the proxy, so the host is not
+ * resolved: the line says where it is.
+ */
+export function hostAddressLine(ev: HostEvaluation): string | undefined {
+  if (ev.decision !== "allow" && ev.decision !== "prompt") return undefined;
+  const reach = ev.decision === "allow" ? "any unicast address it resolves to, loopback and link-local included" : "once approved, any unicast address it resolves to but loopback and link-local";
+  return `addresses: a run may reach ${reach}; unspecified, multicast and broadcast never (\`shellgate check --host ${ev.host}\` resolves it and tells what a run would do)`;
 }
 
 /**

@@ -80,10 +80,10 @@ export async function run(args: string[]): Promise<number> {
     }
     const policy = await ep.loadPolicy(parsed.rules, { cacheDir: cacheDirOption(ep.defaultPolicyCacheDir) });
     if (parsed.mode === "host") {
-      const { explainHost, hostEvaluationJson } = await import("./explain.js");
+      const { explainHost, hostAddressLine, hostEvaluationJson } = await import("./explain.js");
       const hostEv = policy.evaluateHost(parsed.host);
       if (parsed.explain) {
-        await write(1, explainHost(parsed.host, hostEv, policy.networkRules));
+        await write(1, explainHost(parsed.host, hostEv, policy.networkRules, hostAddressLine(hostEv)));
         return 0;
       }
       const json = hostEvaluationJson(hostEv);

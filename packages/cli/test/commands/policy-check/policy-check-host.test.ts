@@ -97,6 +97,7 @@ describe.skipIf(!built)("policy-check --host through the built bin", () => {
       `  1. ${rules}:3:1  forbidden  protocol: http`,
       "       justification: no tracking",
       `* 2. ${rules}:4:1  prompt  protocol: https`,
+      "addresses: a run may reach once approved, any unicast address it resolves to but loopback and link-local; unspecified, multicast and broadcast never (`shellgate check --host tracker.example` resolves it and tells what a run would do)",
       "note: shellgate's network proxy enforces network rules for `shellgate exec` and `shellgate mcp` sessions; policy-check only reports them",
       "",
     ].join("\n"));
@@ -104,6 +105,15 @@ describe.skipIf(!built)("policy-check --host through the built bin", () => {
     expect(one.stdout).toContain(`decision: allow — the only network_rule naming this host\n* 1. ${rules}:2:1  allow  protocol: https\n`);
     const none = await run(BIN, ["--rules", rules, "--explain", "--host", "other.org"]);
     expect(none.stdout).toContain('host: other.org\ndecision: none — no network_rule names this host (the JSON output omits "decision")\n');
+  });
+
+  it("--explain says which addresses of an allowed host a run may reach (a denied one: none)", async () => {
+    const allow = await run(BIN, ["--rules", rules, "--explain", "--host", "example.com"]);
+    expect(allow.stdout).toContain(
+      "addresses: a run may reach any unicast address it resolves to, loopback and link-local included; unspecified, multicast and broadcast never (`shellgate check --host example.com` resolves it and tells what a run would do)\n",
+    );
+    const forbidden = await run(BIN, ["--rules", rules, "--explain", "--host", "::1"]);
+    expect(forbidden.stdout).not.toContain("addresses");
   });
 
   it("a host network_rule would refuse is a usage error (exit 2) with network_rule's message; bad rules files still exit 1", async () => {
