@@ -331,8 +331,8 @@ describe("explainSandboxDenial: network and process", () => {
     ["wget", "wget: unable to resolve host address ‘example.com’", ["example.com"]],
     ["node fetch", "  [cause]: Error: getaddrinfo EAI_AGAIN example.com", ["example.com"]],
     ["node connect", "  [cause]: Error: connect EPERM 192.0.2.2:18077 - Local (undefined:undefined)", ["192.0.2.2:18077"]],
-    ["git", "fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com", ["github.com"]],
-    ["npm", "npm error request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org", ["registry.npmjs.org"]],
+    ["git", "fatal: unable to access 'https://git.example.com/x/y/': Could not resolve host: git.example.com", ["git.example.com"]],
+    ["npm", "npm error request to https://registry.example.org/x failed, reason: getaddrinfo EAI_AGAIN registry.example.org", ["registry.example.org"]],
     ["python", "socket.gaierror: [Errno -3] Temporary failure in name resolution", []],
     ["go", "dial tcp: lookup proxy.golang.org on 10.0.0.1:53: dial udp 10.0.0.1:53: socket: operation not permitted", ["proxy.golang.org"]],
   ])("%s with the network off", (_name, line, hosts) => {
@@ -422,8 +422,8 @@ describe("explainSandboxDenial: audiences, note and input errors", () => {
   });
 
   it("suggests a domain grant for a remote host, and only the whole network for the host's loopback", () => {
-    const remote = explainSandboxDenial(evidence({ policy: workspaceWrite(), stderr: "curl: (6) Could not resolve host: registry.npmjs.org\n" }), { audience: "cli" })!;
-    expect(remote.suggestion).toMatch(/^re-run with --allow-domain registry\.npmjs\.org \(only that host/);
+    const remote = explainSandboxDenial(evidence({ policy: workspaceWrite(), stderr: "curl: (6) Could not resolve host: registry.example.org\n" }), { audience: "cli" })!;
+    expect(remote.suggestion).toMatch(/^re-run with --allow-domain registry\.example\.org \(only that host/);
     const local = explainSandboxDenial(evidence({ policy: workspaceWrite(), stderr: "curl: (7) Failed to connect to 127.0.0.1 port 8080: Network is unreachable\n" }), { audience: "cli" })!;
     expect(local.suggestion).toMatch(/^re-run with --network on \(the host's own loopback is outside the sandbox's network\)/);
   });

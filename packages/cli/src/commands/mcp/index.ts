@@ -35,7 +35,7 @@ ${exitCodesHelp("mcp")}
 Examples:
   shellgate mcp --cwd ~/src/project
   shellgate mcp --cwd ~/src/project --network --allow-weaker-isolation
-  shellgate mcp --cwd ~/src/project --allow-domain registry.npmjs.org --allow-domain github.com
+  shellgate mcp --cwd ~/src/project --allow-domain registry.example.org --allow-domain git.example.com
   shellgate mcp --rules ~/.config/shellgate/rules/agent.rules --approval-policy untrusted
   shellgate mcp --cwd ~/src/project --sandbox read-only
   shellgate mcp --cwd ~/src/project --tools shell,exec_command,write_stdin
