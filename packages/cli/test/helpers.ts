@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -237,4 +237,37 @@ export function runBinInNetns(
       resolve({ code, stdout, stderr, serverOutput });
     });
   });
+}
+
+/**
+ * Fresh canonical directories under the OS temp dir, readable by whoever runs the tests (the trust
+ * suites also run as `nobody`); `cleanup` removes every one made.
+ */
+export function scratchDirs(prefix: string): { make(label: string): string; cleanup(): void } {
+  const made: string[] = [];
+  return {
+    make(label) {
+      const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), `${prefix}-${label}-`)));
+      chmodSync(dir, 0o755);
+      made.push(dir);
+      return dir;
+    },
+    cleanup: () => made.forEach((d) => rmSync(d, { recursive: true, force: true })),
+  };
+}
+
+/** An environment whose home, config and cache live in `root` (the home is made); git reads no user or system config. */
+export function isolatedGitEnv(root: string): Record<string, string> {
+  mkdirSync(path.join(root, "home"), { recursive: true });
+  return {
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    HOME: path.join(root, "home"),
+    XDG_CONFIG_HOME: path.join(root, "home", "xdg"),
+    XDG_CACHE_HOME: path.join(root, "home", "cache"),
+    SHELL: "/bin/sh",
+    LANG: "C",
+    NO_COLOR: "1",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+  };
 }

@@ -4,42 +4,20 @@
 // the planted code really runs on the host's next git command.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, realSandboxSkip, runBin, type RunResult } from "./helpers.js";
+import { BIN, isolatedGitEnv, realSandboxSkip, runBin, scratchDirs, type RunResult } from "./helpers.js";
 
 const sandboxSkip = await realSandboxSkip();
 const gitSkip = spawnSync("git", ["--version"]).status === 0 ? undefined : "git is not installed";
 const skip = sandboxSkip ?? gitSkip;
 
-const created: string[] = [];
-/** A fresh canonical directory, readable by whoever runs the tests (they also run as `nobody`). */
-function scratch(label: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `sg-trustgit-${label}-`)));
-  fs.chmodSync(dir, 0o755);
-  created.push(dir);
-  return dir;
-}
-
-/** An environment whose home, config and cache live in `root`; git reads no user or system config. */
-function envFor(root: string): Record<string, string> {
-  fs.mkdirSync(path.join(root, "home"), { recursive: true });
-  return {
-    PATH: "/usr/local/bin:/usr/bin:/bin",
-    HOME: path.join(root, "home"),
-    XDG_CONFIG_HOME: path.join(root, "home", "xdg"),
-    XDG_CACHE_HOME: path.join(root, "home", "cache"),
-    SHELL: "/bin/sh",
-    LANG: "C",
-    NO_COLOR: "1",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-  };
-}
+const dirs = scratchDirs("sg-trustgit");
+const scratch = dirs.make;
+const envFor = isolatedGitEnv;
 
 const exec = (args: string[], cwd: string, env: Record<string, string>): Promise<RunResult> =>
   runBin(["exec", "--approval-policy", "never", ...args], { cwd, env });
@@ -58,7 +36,7 @@ function workspace(label: string, config = ""): { base: string; ws: string; env:
 }
 
 describe.skipIf(skip !== undefined)(`git through shellgate exec${skip ? ` (skipped: ${skip})` : ""}`, () => {
-  afterAll(() => created.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  afterAll(dirs.cleanup);
 
   it("a husky hooks directory (core.hooksPath) cannot get a hook that the host's next commit would run", async () => {
     const plant = (marker: string) => `mkdir -p .husky/_ && printf '#!/bin/sh\\ntouch ${marker}\\n' > .husky/_/pre-commit && chmod +x .husky/_/pre-commit`;

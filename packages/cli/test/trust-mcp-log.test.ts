@@ -4,52 +4,32 @@
 // carries the sequences.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LoggingMessageNotificationSchema, type CallToolResult, type LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, eventually, realSandboxSkip } from "./helpers.js";
+import { BIN, eventually, isolatedGitEnv, realSandboxSkip, scratchDirs } from "./helpers.js";
 
 const sandboxSkip = await realSandboxSkip();
 const gitSkip = spawnSync("git", ["--version"]).status === 0 ? undefined : "git is not installed";
 const skip = sandboxSkip ?? gitSkip;
 
-const created: string[] = [];
-/** A fresh canonical directory, readable by whoever runs the tests (they also run as `nobody`). */
-function scratch(label: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `sg-trustmcplog-${label}-`)));
-  fs.chmodSync(dir, 0o755);
-  created.push(dir);
-  return dir;
-}
+const dirs = scratchDirs("sg-trustmcplog");
 
 /** `<base>/ws` and an environment whose home, config and cache live in `<base>`; git reads no user or system config. */
 function workspace(label: string): { ws: string; env: Record<string, string> } {
-  const base = scratch(label);
+  const base = dirs.make(label);
   const ws = path.join(base, "ws");
   fs.mkdirSync(ws);
-  fs.mkdirSync(path.join(base, "home"));
-  const env = {
-    PATH: "/usr/local/bin:/usr/bin:/bin",
-    HOME: path.join(base, "home"),
-    XDG_CONFIG_HOME: path.join(base, "home", "xdg"),
-    XDG_CACHE_HOME: path.join(base, "home", "cache"),
-    SHELL: "/bin/sh",
-    LANG: "C",
-    NO_COLOR: "1",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-  };
-  return { ws, env };
+  return { ws, env: isolatedGitEnv(base) };
 }
 
 // The command chooses the name: an OSC title sequence, a bell, and a newline that would forge a log line.
 const EVIL = String.raw`d=$(printf 'x\033]0;owned\007\nshellgate: all clear'); mkdir -p "$d" && git init -q "$d"`;
 
 describe.skipIf(skip !== undefined)(`shellgate mcp log messages${skip ? ` (skipped: ${skip})` : ""}`, () => {
-  afterAll(() => created.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  afterAll(dirs.cleanup);
 
   it("a repository created under a name carrying terminal sequences is a warning naming it escaped", async () => {
     // control: unsandboxed, the same command leaves a directory whose name holds ESC, BEL and a newline
