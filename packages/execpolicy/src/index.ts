@@ -2,7 +2,19 @@
  * @shellgate/execpolicy — the `.rules` / `.codexpolicy` policy language: parser, evaluator,
  * compiled matcher, amend, and (under `heuristics/`) command heuristics.
  */
-export * from "./heuristics/index.js";
+export {
+  type CommandStructure,
+  type HeuristicsOptions,
+  InvalidArgvError,
+  arbitraryCodePrefix,
+  commandStructure,
+  hasKnownSubcommands,
+  isDangerousArgv,
+  isKnownSafeArgv,
+  programName,
+  workspaceCodeRunner,
+  wrappedCommands,
+} from "./heuristics/index.js";
 export {
   PolicyError, PolicyDiagnosticError, PolicyReadError, NotRegularFileError, InvalidArgumentError, InvalidNetworkHostError, AmendError,
 } from "./errors.js";

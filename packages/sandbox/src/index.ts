@@ -1,6 +1,58 @@
-export * from "./errors.js";
-export * from "./policy.js";
-export * from "./backend.js";
+export {
+  type BackendUnavailableReason,
+  CommandNotFoundError,
+  type GitConfigOrigin,
+  GitConfigUnreadableError,
+  InvalidCommandSpecError,
+  InvalidDenialEvidenceError,
+  InvalidSandboxBackendError,
+  InvalidSandboxPathError,
+  InvalidSandboxPolicyError,
+  SandboxBackendConflictError,
+  SandboxBackendNotFoundError,
+  SandboxError,
+  type SandboxErrorCode,
+  SandboxNotRegularFileError,
+  SandboxProxyUnsupportedError,
+  SandboxTransformError,
+  SandboxUnavailableError,
+  UnpinnableProtectedPathError,
+} from "./errors.js";
+export {
+  type DangerFullAccessPolicy,
+  DangerFullAccessPolicySchema,
+  type ExternalSandboxPolicy,
+  ExternalSandboxPolicySchema,
+  type ReadOnlyPolicy,
+  ReadOnlyPolicySchema,
+  type SandboxMode,
+  type SandboxPermissionRequest,
+  SandboxPermissionRequestSchema,
+  type SandboxPermissions,
+  SandboxPermissionsSchema,
+  type SandboxPolicy,
+  type SandboxPolicyInput,
+  SandboxPolicySchema,
+  type WorkspaceWritePolicy,
+  WorkspaceWritePolicySchema,
+  parseSandboxPermissionRequest,
+  parseSandboxPolicy,
+  policyAllowsNetwork,
+  policyRequiresPlatformSandbox,
+} from "./policy.js";
+export {
+  type BackendAvailability,
+  type CommandSpec,
+  DEFAULT_DENIAL_SIGNALS,
+  type DenialSignals,
+  type ExecEnv,
+  type RefusalErrno,
+  type SandboxBackend,
+  type SandboxPlan,
+  type SandboxType,
+  type TransformOptions,
+  UNSANDBOXED,
+} from "./backend.js";
 export { CommandSpecSchema, parseCommandSpec } from "./command-spec.js";
 export { checkCommand, type CheckCommandOptions } from "./check-command.js";
 export { computeWritableRoots, type WritableRoot, type WritableRootsOptions } from "./writable-roots.js";
