@@ -1,14 +1,25 @@
-export { createWindowsSandboxBackend, WINDOWS_DENIAL_SIGNALS, type WindowsSandboxBackendOptions } from "./backend.js";
-export { WindowsSandboxError, type WindowsSandboxFailure } from "./errors.js";
-export { planWindowsRun, isolationOf, sidPlaceholder, runnerArgv, type WindowsPlanSettings, type WindowsRunPlan, type RunnerRequest } from "./plan.js";
-export { computeWindowsWritableRoots, parseGitdirLine, envValue, type WinWritableRoot, type WinCarveOut, type WinRoots, type WinRootsOptions, type DroppedRoot, type CarveOutReason } from "./roots.js";
-export { aclSteps, NUL_DEVICE, TOKEN_FLAGS, JOB_LIMITS, PROCESS_FLAGS, type WinStep, type AceStep, type Capability, type AccessRight, type Inheritance } from "./steps.js";
-export { parseWinPath, winKey, samePath, isWithinWin, toApiPath, type WinPath, type WinPathForm } from "./win-path.js";
-export { treeWinFs, nodeWinFs, UNKNOWN_FS, type WinFsView, type WinEntry, type WinTreeNode } from "./win-fs.js";
-export { networkEnvBlock, proxyEnvBlock, mapNullDevice, DEAD_PROXY, DENYBIN_PROGRAMS, DENYBIN_STUB, type NetworkEnvBlock, type ProxyEnv } from "./network-block.js";
-export { windowsProxy, type WindowsProxy } from "./proxy-route.js";
-export { quoteWindowsArg, windowsCommandLine } from "./command-line.js";
-export { fileSidStore, memorySidStore, defaultSidStorePath, newCapabilitySid, type SidStore, type CapabilitySids } from "./sid-store.js";
-export { accessMask, inheritanceFlags, ACCESS_MASKS, type Win32Api, type Win32Handle, type AceRecord, type CreateProcessRequest } from "./win32-api.js";
-export { createFakeWin32Api, type FakeWin32Api, type FakeCall, type FakeWin32Options } from "./win32-fake.js";
-export { runRestricted, parseRunnerRequest } from "./runner-core.js";
+export {
+  createWindowsSandboxBackend,
+  WINDOWS_DENIAL_SIGNALS,
+  type WindowsSandboxBackendOptions,
+} from "./backend.js";
+export {
+  WindowsSandboxError,
+  type WindowsSandboxFailure,
+} from "./errors.js";
+export {
+  fileSidStore,
+  memorySidStore,
+  type CapabilitySids,
+  type SidStore,
+} from "./sid-store.js";
+export {
+  type WinEntry,
+  type WinFsView,
+} from "./win-fs.js";
+export {
+  type AceRecord,
+  type CreateProcessRequest,
+  type Win32Api,
+  type Win32Handle,
+} from "./win32-api.js";

@@ -9,7 +9,8 @@ import {
   SandboxProxyUnsupportedError,
   type NetworkProxyRoute,
 } from "@shellgate/sandbox";
-import { createFakeWin32Api, WindowsSandboxError } from "../src/index.js";
+import { WindowsSandboxError } from "../src/index.js";
+import { createFakeWin32Api } from "../src/testing.js";
 import { onWindows, spec, steps, TEMP, WS, ww } from "./support.js";
 
 const tree = { [WS]: { ".git": {} }, [TEMP]: {} };

@@ -1,5 +1,6 @@
 import { parseSandboxPolicy, type SandboxPolicy } from "@shellgate/sandbox";
-import { createWindowsSandboxBackend, memorySidStore, treeWinFs, type WindowsSandboxBackendOptions, type WinTreeNode } from "../src/index.js";
+import { createWindowsSandboxBackend, memorySidStore, type WindowsSandboxBackendOptions } from "../src/index.js";
+import { treeWinFs, type WinTreeNode } from "../src/testing.js";
 
 /** Settings that make a plan "as on Windows" with a described tree, on any host. */
 export function onWindows(tree: Record<string, WinTreeNode>, extra: WindowsSandboxBackendOptions = {}) {

@@ -5,16 +5,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  accessMask,
-  createFakeWin32Api,
-  fileSidStore,
-  memorySidStore,
-  parseRunnerRequest,
-  runRestricted,
-  WindowsSandboxError,
-  type AceRecord,
-} from "../src/index.js";
+import { fileSidStore, memorySidStore, WindowsSandboxError, type AceRecord } from "../src/index.js";
+import { accessMask, createFakeWin32Api, parseRunnerRequest, runRestricted } from "../src/testing.js";
 import { onWindows, spec, TEMP, WS, ww } from "./support.js";
 
 const tree = { [WS]: { ".git": {} }, [TEMP]: {} };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidSandboxPathError } from "@shellgate/sandbox";
-import { isWithinWin, parseWinPath, quoteWindowsArg, toApiPath, windowsCommandLine } from "../src/index.js";
+import { isWithinWin, parseWinPath, quoteWindowsArg, toApiPath, windowsCommandLine } from "../src/testing.js";
 
 describe("parseWinPath", () => {
   it.each([
