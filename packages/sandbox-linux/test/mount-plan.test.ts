@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UnpinnableProtectedPathError } from "@shellgate/sandbox";
-import { bwrapArgs, DEFAULT_PRIVATE_TMP_SIZE_BYTES, planMounts, PROC_READ_ONLY_ENTRIES, type MountPlan } from "../src/index.js";
+import { bwrapArgs, DEFAULT_PRIVATE_TMP_SIZE_BYTES, planMounts, PROC_READ_ONLY_ENTRIES, type MountPlan } from "../src/testing.js";
 
 const empty: MountPlan = { writableRoots: [], pinned: [], readOnly: [], stubs: [], maskedDirs: [], maskedFiles: [], privateTmp: true, keepVisible: [] };
 const procArgs = PROC_READ_ONLY_ENTRIES.flatMap((e) => ["--ro-bind-try", `/proc/${e}`, `/proc/${e}`]);

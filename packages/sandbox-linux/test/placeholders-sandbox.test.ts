@@ -5,7 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSandboxPolicy } from "@shellgate/sandbox";
-import { createLinuxSandboxBackend, defaultPlaceholderLockDir, locateHelper } from "../src/index.js";
+import { createLinuxSandboxBackend, locateHelper } from "../src/index.js";
+import { defaultPlaceholderLockDir } from "../src/testing.js";
 import { releasePlaceholders } from "../src/placeholders.js";
 import { baseEnv, bwrapMissing, makeDirs, processWithArgsExists, run, runSandboxed, sh } from "./support.js";
 

@@ -5,7 +5,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSandboxPolicy, type SandboxBackend } from "@shellgate/sandbox";
-import { bwrapArgs, createLinuxSandboxBackend, type MountPlan } from "../src/index.js";
+import { createLinuxSandboxBackend } from "../src/index.js";
+import { bwrapArgs, type MountPlan } from "../src/testing.js";
 import { bwrapMissing, compileProbe, landlockMissing, makeDirs, processWithArgsExists, sh } from "./support.js";
 
 const haveScript = fs.existsSync("/usr/bin/script") && fs.existsSync("/bin/bash");

@@ -12,7 +12,8 @@ import {
   SandboxUnavailableError,
 } from "@shellgate/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
-import { createSeatbeltSandboxBackend, seatbeltAvailability, SeatbeltSandboxError, SEATBELT_DENIAL_SIGNALS, toDarwinCanonicalPath } from "../src/index.js";
+import { createSeatbeltSandboxBackend, seatbeltAvailability, SeatbeltSandboxError, SEATBELT_DENIAL_SIGNALS } from "../src/index.js";
+import { toDarwinCanonicalPath } from "../src/testing.js";
 import { compileArgv } from "./sbpl/evaluator.js";
 import { kernelPath, makeLayout, PLAN_ENV, removeLayout } from "./support.js";
 

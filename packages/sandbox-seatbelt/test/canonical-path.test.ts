@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toDarwinCanonicalPath } from "../src/index.js";
+import { toDarwinCanonicalPath } from "../src/testing.js";
 
 describe("toDarwinCanonicalPath: what macOS's kernel reports to Seatbelt", () => {
   it.each([

@@ -9,7 +9,7 @@ import path from "node:path";
 import { parseSandboxPolicy, type NetworkProxyRoute, type SandboxPolicyInput } from "@shellgate/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileProfile, type CompiledProfile } from "./sbpl/evaluator.js";
-import { buildSeatbeltProfile, type ProfileInput } from "../src/index.js";
+import { buildSeatbeltProfile, type ProfileInput } from "../src/testing.js";
 import {
   CASE_IDS, CASE_STEPS, FULL_ACCESS, kernelPath, makeLayout, plannedProfile, removeLayout, runSteps, STARTUP_STEPS,
   type Layout, type Step,

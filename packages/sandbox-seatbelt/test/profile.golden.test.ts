@@ -1,7 +1,7 @@
 // Second line only: the profile text itself, so that a change to it is seen in review. What the
 // text enforces is proven by the evaluator (policy-shapes.test.ts), not here.
 import { describe, expect, it } from "vitest";
-import { buildSeatbeltProfile } from "../src/index.js";
+import { buildSeatbeltProfile } from "../src/testing.js";
 
 describe("profile text (golden)", () => {
   it("workspace-write with one carve-out, one pinned entry, one denied path, network off", () => {

@@ -11,7 +11,8 @@ import {
   type NetworkProxyRoute,
 } from "@shellgate/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildSeatbeltProfile, createSeatbeltSandboxBackend, SeatbeltSandboxError } from "../src/index.js";
+import { createSeatbeltSandboxBackend, SeatbeltSandboxError } from "../src/index.js";
+import { buildSeatbeltProfile } from "../src/testing.js";
 import { compileArgv } from "./sbpl/evaluator.js";
 import { makeLayout, PLAN_ENV, removeLayout } from "./support.js";
 

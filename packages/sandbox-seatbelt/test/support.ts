@@ -6,7 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { CONFORMANCE_CASES, type ConformanceFeature } from "@shellgate/sandbox/conformance";
 import type { NetworkProxyRoute, SandboxPolicy } from "@shellgate/sandbox";
-import { createSeatbeltSandboxBackend, toDarwinCanonicalPath } from "../src/index.js";
+import { createSeatbeltSandboxBackend } from "../src/index.js";
+import { toDarwinCanonicalPath } from "../src/testing.js";
 import { compileArgv, compileProfile, type CompiledProfile, type Query } from "./sbpl/evaluator.js";
 
 /**
