@@ -60,13 +60,13 @@ file may only make the policy stricter unless your own config trusts the project
  * Every option of any shellgate command that takes a value as the next argument. Used to find where a
  * command's own options end before the command's option table is loaded (`--debug`, `--help`).
  */
-export const VALUE_FLAGS: ReadonlySet<string> = new Set([
+const VALUE_FLAGS: ReadonlySet<string> = new Set([
   "--rules", "-r", "--approval-policy", "--sandbox", "--writable-root", "--cwd", "--timeout", "--mode", "--deny-read",
   "--allow-domain", "--host", "--process-limit",
 ]);
 
 /** The values `--network=VALUE` takes. */
-export const NETWORK_VALUES: readonly string[] = ["on", "off", "true", "false"];
+const NETWORK_VALUES: readonly string[] = ["on", "off", "true", "false"];
 
 /**
  * The words a bare `--network` takes as its value when one follows it; anything else is the next

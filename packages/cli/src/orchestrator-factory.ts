@@ -10,7 +10,7 @@ import { linuxTunnelSplicer, platformBackends } from "./sandbox-backends.js";
 export type CliApprover = (request: PromptRequest, context?: { signal?: AbortSignal }) => Promise<PromptDecision>;
 
 /** How the model (and the person) is told to grant a host the proxy refused. */
-export function grantHint(host: string): string {
+function grantHint(host: string): string {
   return `re-run with --allow-domain ${host} (or add it to [network] allow in your config)`;
 }
 

@@ -24,7 +24,7 @@ export const HANDOFF_THRESHOLD = 1024 * 1024;
  * At most this many splicer processes at once; further tunnels stay in the JS pump. A sandboxed
  * command opening many bulk tunnels must not be able to make the host fork without bound.
  */
-export const MAX_SPLICERS = 64;
+const MAX_SPLICERS = 64;
 
 /**
  * How long a tunnel past the threshold may wait, reading neither side, for its queues to empty.

@@ -42,7 +42,7 @@ function randomTag(): string {
 }
 
 /** Token unique to this host process; every tag we hand out starts with it. */
-export const HOST_TOKEN = `${process.pid.toString(36)}x${randomTag()}`;
+const HOST_TOKEN = `${process.pid.toString(36)}x${randomTag()}`;
 
 let seq = 0;
 

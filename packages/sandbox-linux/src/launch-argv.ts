@@ -14,7 +14,7 @@ export const LINUX_DENIAL_SIGNALS: Readonly<Record<"bwrap" | "landlock", DenialS
 });
 
 /** The helper's own part of the argv: network mode, terminal, loader variables, limits. */
-export interface HelperArgsInput {
+interface HelperArgsInput {
   helperPath: string;
   networkMode: NetworkMode;
   /** The sockets and relays of a proxy-routed run (`networkMode: "proxy"`). */

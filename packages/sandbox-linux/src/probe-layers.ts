@@ -89,7 +89,7 @@ function findTrue(): string {
 }
 
 /** The smallest real sandbox: the same namespaces and helper a command gets. */
-export function bwrapProbeArgs(helper: string, procMount: boolean): string[] {
+function bwrapProbeArgs(helper: string, procMount: boolean): string[] {
   return [
     "--new-session", "--die-with-parent", "--unshare-all", "--cap-drop", "ALL",
     "--ro-bind", "/", "/", "--dev", "/dev", ...(procMount ? ["--proc", "/proc"] : []), "--tmpfs", "/tmp",

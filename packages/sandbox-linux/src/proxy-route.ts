@@ -22,17 +22,17 @@ import { LinuxSandboxError } from "./errors.js";
  * (a mount point: EBUSY), nothing can be created in it or removed from it (EROFS), and each socket
  * is a bind mount (EBUSY).
  */
-export const PROXY_MOUNT_DIR = "/dev/shellgate-proxy";
+const PROXY_MOUNT_DIR = "/dev/shellgate-proxy";
 
 /**
  * The loopback ports the relays listen on inside the sandbox. The network namespace is the run's
  * own, so fixed ports collide with nothing; they are the ports tools expect of a local proxy.
  */
-export const PROXY_HTTP_PORT = 3128;
-export const PROXY_SOCKS_PORT = 1080;
+const PROXY_HTTP_PORT = 3128;
+const PROXY_SOCKS_PORT = 1080;
 
 /** One relay: `127.0.0.1:port` inside, joined to the proxy socket bound at `inside`, which is `host` on the host. */
-export interface ProxyRelay {
+interface ProxyRelay {
   protocol: "http" | "socks5";
   port: number;
   inside: string;
@@ -57,7 +57,7 @@ export interface ProxyRoutePlan {
  * @throws LinuxSandboxError (`not-enforceable`) for a socket directory or the mount point inside a writable root.
  * @throws SandboxProxyUnsupportedError for a route of another transport.
  */
-export async function planProxyRoute(
+async function planProxyRoute(
   route: NetworkProxyRoute,
   roots: readonly WritableRoot[],
   options: { checkSockets: boolean },

@@ -30,7 +30,7 @@ export interface NetworkMark {
 }
 
 /** Longest line kept as evidence; a line is shown to a person and a model, so it is kept short. */
-export const MAX_EVIDENCE_LINE = 240;
+const MAX_EVIDENCE_LINE = 240;
 // A failing build can print thousands of "Permission denied" lines; the first ones say enough.
 const MAX_MARK_LINES = 200;
 

@@ -105,7 +105,7 @@ function submodulesOf(common: string, ctx: GitConfigReadContext): Repository[] {
 }
 
 /** The user-wide and system-wide config files git reads, in `env` (the host's environment). */
-export function globalGitConfigFiles(env: Readonly<Record<string, string | undefined>>): string[] {
+function globalGitConfigFiles(env: Readonly<Record<string, string | undefined>>): string[] {
   const files: string[] = [];
   if (env["GIT_CONFIG_NOSYSTEM"] === undefined || /^(0|false|no|off)$/i.test(env["GIT_CONFIG_NOSYSTEM"] ?? "")) {
     files.push(env["GIT_CONFIG_SYSTEM"] || "/etc/gitconfig");

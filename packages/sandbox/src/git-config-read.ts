@@ -6,13 +6,13 @@ import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js
 import { traceSymlinks, type LstatCache } from "./paths.js";
 
 /** Largest config file read; git's own files are a few kilobytes, and a bigger one is refused, not truncated. */
-export const MAX_GIT_CONFIG_BYTES = 1024 * 1024;
+const MAX_GIT_CONFIG_BYTES = 1024 * 1024;
 
 /** Include depth followed, as git's own limit: a deeper chain makes git itself fail. */
-export const MAX_GIT_INCLUDE_DEPTH = 10;
+const MAX_GIT_INCLUDE_DEPTH = 10;
 
 /** Config files read for one computation at most (includes fan out); beyond it the run is refused. */
-export const MAX_GIT_CONFIG_FILES = 64;
+const MAX_GIT_CONFIG_FILES = 64;
 
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
@@ -35,7 +35,7 @@ function kindOf(stat: fs.Stats): string {
  * either, and reads nothing from it).
  * @throws GitConfigUnreadableError for anything but a regular file, or one larger than `MAX_GIT_CONFIG_BYTES`.
  */
-export function readRegularFileNoFollow(real: string, shown: string): string | undefined {
+function readRegularFileNoFollow(real: string, shown: string): string | undefined {
   let fd: number;
   try {
     fd = fs.openSync(real, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
@@ -72,7 +72,7 @@ export interface GitSetting {
 }
 
 /** A config file read (or missing), as git would open it, and the include key that named it. */
-export interface GitConfigFile {
+interface GitConfigFile {
   file: string;
   origin: GitConfigOrigin | undefined;
 }

@@ -43,7 +43,7 @@ export function envGet(env: Host["env"], platform: NodeJS.Platform, name: string
 }
 
 /** A PATH lookup that follows the target platform's rules (`;` and PATHEXT on Windows). */
-export function makeWhich(
+function makeWhich(
   platform: NodeJS.Platform,
   env: Host["env"],
   isExecutable: (path: string) => boolean,

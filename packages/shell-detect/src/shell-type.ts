@@ -13,7 +13,7 @@ const NAMES: Readonly<Record<string, ShellType>> = {
 const KNOWN_UNSUPPORTED = new Set(["fish", "nu", "nushell", "elvish", "xonsh", "tcsh", "csh", "ksh", "mksh", "dash", "ash", "oil", "osh", "ion"]);
 
 /** The last path component, understanding both `/` and `\` separators (Windows paths on any host). */
-export function baseName(path: string): string {
+function baseName(path: string): string {
   const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   return path.slice(i + 1);
 }

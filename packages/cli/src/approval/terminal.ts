@@ -3,14 +3,14 @@ import { amendmentChoicesOf, ANSI, choicesFor, PLAIN, proposedChoiceIndex, rende
 import type { PromptDecision, PromptRequest } from "./types.js";
 
 /** Where keys come from (`process.stdin` fits). */
-export interface PromptInput extends NodeJS.ReadableStream {
+interface PromptInput extends NodeJS.ReadableStream {
   isTTY?: boolean;
   isRaw?: boolean;
   setRawMode?(mode: boolean): unknown;
 }
 
 /** Where the prompt is drawn (`process.stderr` fits). */
-export interface PromptOutput extends NodeJS.WritableStream {
+interface PromptOutput extends NodeJS.WritableStream {
   isTTY?: boolean;
   hasColors?(): boolean;
 }
@@ -37,7 +37,7 @@ export interface PromptScreen {
  * `TerminalOutputFilter`, which drops the sequences that set them, and both resets move the cursor
  * (to the saved position, to the top) on common terminals.
  */
-export const PROMPT_PREAMBLE = "\u001b[0m\u001b[?25h\r";
+const PROMPT_PREAMBLE = "\u001b[0m\u001b[?25h\r";
 
 /** Where the prompt reads keys and draws; both must be terminals. */
 export interface TerminalPromptOptions {

@@ -11,14 +11,10 @@ export {
   ApprovalPolicyNameSchema,
   type ConfigFile,
   ConfigFileSchema,
-  NetworkTableSchema,
-  ProjectTrustTableSchema,
   type SandboxModeName,
   SandboxModeNameSchema,
-  ShellEnvironmentTableSchema,
   type TrustLevel,
   TrustLevelSchema,
-  WorkspaceWriteTableSchema,
 } from "./schema.js";
 export {
   parseConfigText,
@@ -32,31 +28,23 @@ export {
 export {
   type ConfigOverrides,
   DEFAULTS,
-  type DomainEntry,
   type EffectiveConfig,
   type LoadConfigOptions,
   type ProjectConfigStatus,
   type ShellEnvironmentSettings,
   type WorkspaceCheck,
   findProjectConfig,
-  hostProblem,
   loadConfig,
-  loadShellEnvironmentPolicy,
 } from "./load.js";
 export {
-  type Baseline,
-  type FlagsGiven,
   SANDBOX_MODE_STRICTNESS,
   approvalAtLeastAsStrict,
-  findWeakenings,
   sandboxModeAtLeastAsStrict,
 } from "./strictness.js";
 export {
-  canonicalPath,
   isProjectTrusted,
   trustSnippet,
 } from "./trust.js";
 export {
   findBroadRoots,
-  homeDirectories,
 } from "./broad-workspace.js";

@@ -48,7 +48,7 @@ export interface ConfigOverrides {
 }
 
 /** One host of the domain policy and where it was granted or refused (`--allow-domain`, `FILE [network] allow`). */
-export interface DomainEntry {
+interface DomainEntry {
   host: string;
   origin: string;
 }

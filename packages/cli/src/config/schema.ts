@@ -6,7 +6,7 @@ import { ApprovalPolicyNameSchema, PROCESS_LIMIT_MAX, PROCESS_LIMIT_MIN, Sandbox
 export { ApprovalPolicyNameSchema, SandboxModeNameSchema, type ApprovalPolicyName, type SandboxModeName } from "./names.js";
 
 /** The `[sandbox_workspace_write]` table. */
-export const WorkspaceWriteTableSchema = z.strictObject({
+const WorkspaceWriteTableSchema = z.strictObject({
   writable_roots: z.array(z.string().min(1)).optional(),
   network_access: z.boolean().optional(),
   exclude_tmpdir_env_var: z.boolean().optional(),
@@ -14,7 +14,7 @@ export const WorkspaceWriteTableSchema = z.strictObject({
 });
 
 /** The `[shell_environment_policy]` table: how a command's environment derives from shellgate's. */
-export const ShellEnvironmentTableSchema = z.strictObject({
+const ShellEnvironmentTableSchema = z.strictObject({
   inherit: z.enum(["all", "core", "none"]).optional(),
   /** true passes variables named like secrets (`*KEY*`, `*TOKEN*`…) through; they are dropped by default. */
   ignore_default_excludes: z.boolean().optional(),
@@ -27,7 +27,7 @@ export const ShellEnvironmentTableSchema = z.strictObject({
  * The `[network]` table: hosts sandboxed commands may (`allow`) or may never (`deny`) reach through
  * shellgate's network proxy. Exact host names or IP literals, normalised like `network_rule` hosts.
  */
-export const NetworkTableSchema = z.strictObject({
+const NetworkTableSchema = z.strictObject({
   allow: z.array(z.string().min(1)).optional(),
   deny: z.array(z.string().min(1)).optional(),
 });
@@ -37,7 +37,7 @@ export const TrustLevelSchema = z.enum(["trusted", "untrusted"]);
 export type TrustLevel = z.infer<typeof TrustLevelSchema>;
 
 /** One `[projects."/abs/path"]` table of the user configuration. */
-export const ProjectTrustTableSchema = z.strictObject({ trust_level: TrustLevelSchema });
+const ProjectTrustTableSchema = z.strictObject({ trust_level: TrustLevelSchema });
 
 /**
  * One configuration file (`.shellgate/config.toml` in a project, `config.toml` in the user's config directory).

@@ -1,7 +1,7 @@
 /** "did you mean" suggestions for misspelt names, keyword arguments and attributes. */
 
 /** Levenshtein distance between `a` and `b`, giving up (returning `limit + 1`) once it exceeds `limit`. */
-export function editDistance(a: string, b: string, limit: number): number {
+function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

@@ -7,7 +7,7 @@ import type { TokenType } from "chevrotain";
 import { chevrotain } from "./chevrotain-runtime.js";
 
 /** Words Starlark reserves (or Python has) that this subset does not implement. */
-export const RESERVED_WORDS = [
+const RESERVED_WORDS = [
   "as", "assert", "async", "await", "class", "del", "except", "finally", "from", "global",
   "import", "is", "nonlocal", "raise", "try", "while", "with", "yield",
 ];

@@ -70,7 +70,7 @@ export class ValueError extends Error {
 }
 
 /** Largest string or collection a policy file may build (keeps hostile files from exhausting memory). */
-export const MAX_VALUE_SIZE = 1 << 22;
+const MAX_VALUE_SIZE = 1 << 22;
 
 /** Starlark type name of a value (`list`, `string`, `NoneType`, ...). */
 export function typeName(v: Value): string {

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { posix } from "node:path";
 
 /** Lexically normalise an absolute POSIX path (`.`/`..` removed, duplicate slashes collapsed). */
-export function normalizeAbsolute(p: string): string {
+function normalizeAbsolute(p: string): string {
   const n = posix.normalize(p);
   return n.length > 1 && n.endsWith("/") ? n.slice(0, -1) : n;
 }

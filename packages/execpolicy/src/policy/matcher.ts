@@ -8,7 +8,7 @@
 import type { PrefixRule } from "./types.js";
 
 /** Cap on trie paths one rule may expand into. */
-export const MAX_EXPANSION = 256;
+const MAX_EXPANSION = 256;
 
 interface Deferred {
   rule: PrefixRule;

@@ -7,7 +7,7 @@ import { ValueError } from "../lang/values.js";
  * validated in the message (`network_rule host`, `prefix_rule network host`), so every caller
  * gets the spec's wording for its own construct from one set of rules.
  */
-export function checkNetworkHost(raw: string, subject = "network_rule host"): { host: string } | { error: string } {
+function checkNetworkHost(raw: string, subject = "network_rule host"): { host: string } | { error: string } {
   const bad = (why: string) => ({ error: `invalid rule: ${subject} ${why}` });
   let h = raw.trim();
   if (h === "") return bad("cannot be empty");

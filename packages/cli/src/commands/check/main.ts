@@ -34,7 +34,7 @@ import { UsageError } from "../../errors.js";
 import { CONFIG_ERROR_EXIT } from "../../exit-table.js";
 
 /** The `--json` object of `shellgate check`. */
-export interface CheckJson {
+interface CheckJson {
   requirement: Admission["requirement"]["kind"];
   bypassSandbox?: boolean;
   reason?: string;
@@ -67,7 +67,7 @@ export interface CheckJson {
 }
 
 /** An allow rule that hands the host code the workspace defines. */
-export interface WorkspaceCodeWarning {
+interface WorkspaceCodeWarning {
   segment: string[];
   rule: { file: string; line: number; column: number; prefix: string[] };
   /** What workspace-defined code the command runs, in words. */
@@ -77,7 +77,7 @@ export interface WorkspaceCodeWarning {
 }
 
 /** The `--json` object of `shellgate check --host HOST`. */
-export interface HostCheckJson {
+interface HostCheckJson {
   host: string;
   decision: HostVerdict["decision"];
   /** What decided: `rule` (with its file:line:column), `grant`, `deny-list`, `command-rule`, `default`. */
@@ -117,7 +117,7 @@ function networkRulesJson(rules: readonly NetworkRule[], effective: boolean): No
 }
 
 /** Name resolution for `checkHost` (the system's by default; the proxy uses the same). */
-export type CheckResolver = (host: string) => Promise<ReadonlyArray<{ address: string }>>;
+type CheckResolver = (host: string) => Promise<ReadonlyArray<{ address: string }>>;
 
 const systemResolver: CheckResolver = async (host) => (await import("node:dns")).promises.lookup(host, { all: true });
 
@@ -127,7 +127,7 @@ const systemResolver: CheckResolver = async (host) => (await import("node:dns"))
  * machine resolves them, judged as the proxy judges them, and the upstream proxy the connection would
  * take (`upstream` settings from the host environment, NO_PROXY honoured).
  */
-export async function checkHost(
+async function checkHost(
   host: string,
   config: EffectiveConfig,
   store: PolicyStore,
@@ -191,7 +191,7 @@ function judgeHost(host: string, config: EffectiveConfig, store: PolicyStore, gr
 }
 
 /** The human lines of a host check. */
-export function explainHost(result: HostCheckJson): string {
+function explainHost(result: HostCheckJson): string {
   const where = result.effective
     ? ""
     : "\n  note: under this configuration commands are not routed through the proxy (the network is on, or the sandbox mode confines nothing), so this verdict is not applied";
@@ -328,7 +328,7 @@ function confinedMode(config: EffectiveConfig): "read-only" | "workspace-write" 
  * Segments that allow rules (without `sandbox=`) let run outside the sandbox although they run code
  * the workspace defines. Only where the session confines commands: elsewhere nothing is lifted.
  */
-export function workspaceCodeWarnings(admission: Admission, config: EffectiveConfig): WorkspaceCodeWarning[] {
+function workspaceCodeWarnings(admission: Admission, config: EffectiveConfig): WorkspaceCodeWarning[] {
   if (fileSystemKind(config.sandboxPolicy) !== "restricted") return [];
   const warnings: WorkspaceCodeWarning[] = [];
   for (const d of admission.details) {
@@ -384,7 +384,7 @@ function amendmentChoice(candidate: readonly string[] | undefined): { choices: s
 }
 
 /** The JSON form: the issue's object, plus `split`, `unmatched` and (when any) the inert `networkRules`. */
-export function toJson(
+function toJson(
   admission: Admission,
   networkRules: readonly NetworkRule[] = [],
   proxyEffective = false,
@@ -426,7 +426,7 @@ const SPLIT_TEXT: Record<Admission["split"], string> = {
 };
 
 /** The human explanation. */
-export function explain(
+function explain(
   argv: readonly string[],
   config: EffectiveConfig,
   escalate: boolean,

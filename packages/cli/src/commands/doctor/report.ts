@@ -10,7 +10,7 @@ import { describeUpstream, upstreamFromHostEnv, type UpstreamReport } from "../.
 import { createSandboxManager } from "../../sandbox-backends.js";
 
 /** The rules file entry of a doctor report. */
-export interface RulesFileStatus {
+interface RulesFileStatus {
   file: string;
   origin: string;
   ok: boolean;

@@ -5,7 +5,7 @@ import { writeAllSync } from "./output-capture.js";
 import { CREATE_PRIVATE_FILE, makePrivateRunDir, stillPrivateRunDir, type PrivateRunDir } from "./private-run-dir.js";
 
 /** Bytes of held output kept in memory; what arrives beyond them waits in a private file. */
-export const HELD_MEMORY_BYTES = 4 * 1024 * 1024;
+const HELD_MEMORY_BYTES = 4 * 1024 * 1024;
 
 type Stream = "stdout" | "stderr";
 const LF = 0x0a;

@@ -24,7 +24,7 @@ export function writeAllSync(fd: number, data: Uint8Array): void {
 }
 
 /** Bytes of each stream `shellgate exec --json` puts in its JSON (half from the start, half from the end). */
-export const JSON_OUTPUT_CAP_BYTES = 1024 * 1024;
+const JSON_OUTPUT_CAP_BYTES = 1024 * 1024;
 
 /** One stream as `--json` reports it. */
 export interface CapturedStream {

@@ -18,7 +18,7 @@ const SGR_RESET = Uint8Array.of(0x1b, 0x5b, 0x30, 0x6d);
 export type ExecTarget = { kind: "argv"; argv: string[] } | { kind: "script"; script: string };
 
 /** The `--json` result of `shellgate exec`. */
-export interface ExecJsonResult {
+interface ExecJsonResult {
   exitCode: number;
   timedOut: boolean;
   durationMs: number | null;

@@ -5,7 +5,7 @@ import type { PromptDecision, PromptRequest } from "../../approval/types.js";
 import { titledChoiceSchema } from "./elicitation-schema.js";
 
 /** How long a person has to answer an elicitation before the command counts as denied. */
-export const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+const ELICITATION_TIMEOUT_MS = 10 * 60_000;
 
 /** Whether the connected client said it can show forms (MCP elicitation, form mode). */
 export function clientSupportsElicitation(server: Server): boolean {

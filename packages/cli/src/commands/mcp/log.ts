@@ -11,7 +11,7 @@ export type McpLogLevel = (typeof MCP_LOG_LEVELS)[number];
 export const DEFAULT_MCP_LOG_LEVEL: McpLogLevel = "info";
 
 /** The `logger` name of shellgate's own log messages. */
-export const MCP_LOGGER = "shellgate";
+const MCP_LOGGER = "shellgate";
 
 /** shellgate's own diagnostics, sent to the MCP client as `notifications/message`. */
 export interface McpLog {

@@ -34,12 +34,12 @@ const TITLES: Record<McpToolName, string> = {
  * sandboxed command reaches the network only when the policy lets it); commands an allow rule or a
  * person lets out of the sandbox have the network whatever the hint says.
  */
-export function mcpToolAnnotations(name: McpToolName, networkInSandbox: boolean): ToolAnnotations {
+function mcpToolAnnotations(name: McpToolName, networkInSandbox: boolean): ToolAnnotations {
   return { title: TITLES[name], readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: networkInSandbox };
 }
 
 /** What a tool call returns: the model's text, plus the facts the server also sends as structured content. */
-export interface ToolHostOutput {
+interface ToolHostOutput {
   content: string;
   success: boolean;
   exitCode?: number | null;
@@ -65,7 +65,7 @@ const STRUCTURED_KEYS = ["exitCode", "sessionId", "fullOutputPath", "sandboxRetr
  * the person) and the error code, so a client can act
  * on them without parsing the text. Undefined when there is nothing to add.
  */
-export function structuredResult(output: ToolHostOutput): Record<string, unknown> | undefined {
+function structuredResult(output: ToolHostOutput): Record<string, unknown> | undefined {
   const structured: Record<string, unknown> = {};
   for (const key of STRUCTURED_KEYS) if (output[key] !== undefined) structured[key] = output[key];
   return Object.keys(structured).length > 0 ? structured : undefined;

@@ -9,7 +9,7 @@ function quote(token: string): string {
 const NETWORK_ENFORCEMENT = "shellgate's network proxy enforces network rules for `shellgate exec` and `shellgate mcp` sessions; policy-check only reports them";
 
 /** The one line saying where the loaded `network_rule`s take effect ("" when there are none). */
-export function networkRulesNote(rules: readonly NetworkRule[]): string {
+function networkRulesNote(rules: readonly NetworkRule[]): string {
   if (rules.length === 0) return "";
   const first = rules[0]!.source;
   return `note: ${rules.length} network_rule(s) loaded (first at ${first.file}:${first.line}:${first.column}) play no part in command decisions: ${NETWORK_ENFORCEMENT} (ask about a host with --host HOST)\n`;
@@ -73,7 +73,7 @@ export function explainEvaluation(command: readonly string[], ev: Evaluation, re
  * wrote into the scripts, build files or hooks it runs. Names the rule written to keep it confined.
  * The decision itself is unchanged (policy-check only evaluates rules).
  */
-export function workspaceCodeNote(command: readonly string[], ev: Evaluation): string {
+function workspaceCodeNote(command: readonly string[], ev: Evaluation): string {
   if (ev.decision !== "allow") return "";
   const allowing = ev.matchedRules.filter((m) => m.decision === "allow");
   if (allowing.length === 0 || allowing.some((m) => m.sandbox !== undefined)) return "";

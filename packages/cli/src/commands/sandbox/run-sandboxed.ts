@@ -21,7 +21,7 @@ import type { SandboxCommandRequest } from "./args.js";
 import { sandboxProtectedPaths } from "./protected-paths.js";
 
 /** Exit codes of `shellgate sandbox` when the command itself did not decide them. */
-export const SANDBOX_EXIT = {
+const SANDBOX_EXIT = {
   /** shellgate could not set up the requested sandbox (bad arguments, paths, or no sandbox here). */
   SHELLGATE_ERROR: 125,
   /** The command was not found. */
@@ -53,7 +53,7 @@ function policyFor(request: RunRequest): SandboxPolicyInput {
  * user's and the workspace's config files.
  * @throws ConfigError, UntrustedProjectConfigError (a project file that would loosen the policy).
  */
-export async function commandEnv(cwd: string): Promise<Record<string, string>> {
+async function commandEnv(cwd: string): Promise<Record<string, string>> {
   return buildCommandEnv((await configuredEnvPolicy(cwd)) ?? {}, process.env);
 }
 
