@@ -4,7 +4,7 @@ import type { ConfigOverrides } from "./config/load.js";
 import { UsageError } from "./errors.js";
 import { parseNetwork, splitCommandLine } from "./options.js";
 
-export { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, parseNetwork } from "./options.js";
+export { CONFIG_OPTIONS } from "./options.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
