@@ -57,7 +57,7 @@ export function hostPath(): string {
 if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (cd /work/main && npx tsc -b packages/cli)`);
 
 /** A scratch home: HOME and XDG_CONFIG_HOME point into it, so no real user config or rules leak in. */
-export interface Sandbox {
+export interface Scratch {
   root: string;
   project: string;
   env: Record<string, string>;
@@ -67,7 +67,7 @@ export interface Sandbox {
 }
 
 /** Create a scratch home and project directory under the OS temp dir. */
-export function makeScratch(): Sandbox {
+export function makeScratch(): Scratch {
   const root = mkdtempSync(path.join(os.tmpdir(), "sg-cli-"));
   const project = path.join(root, "project");
   mkdirSync(project, { recursive: true });

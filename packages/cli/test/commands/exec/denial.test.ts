@@ -4,12 +4,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type RunResult, type Sandbox, realSandboxSkip } from "../../helpers.js";
+import { makeScratch, runBin, type RunResult, type Scratch, realSandboxSkip } from "../../helpers.js";
 
 // The real sandbox through the built bin: each explained denial is checked against a control run
 // that applies the suggested way out (or runs unsandboxed), so the suggestion is shown to work.
 
-let s: Sandbox;
+let s: Scratch;
 let outside: string;
 let server: http.Server;
 let port = 0;

@@ -3,11 +3,11 @@ import path from "node:path";
 import { MAX_OUTPUT_DELTAS_PER_CALL, Orchestrator } from "@shellgate/orchestrator";
 import { spawnPty } from "@shellgate/pty";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, makeScratch, runBin, type Sandbox } from "../../helpers.js";
+import { BIN, makeScratch, runBin, type Scratch } from "../../helpers.js";
 
 const PYTHON = "/usr/bin/python3";
 
-let s: Sandbox;
+let s: Scratch;
 beforeAll(() => {
   s = makeScratch();
 });
