@@ -36,7 +36,7 @@ export * from "../../src/pipeline/decisions.js";
 export * from "../../src/pipeline/exec-pipeline.js";
 export * from "../../src/pipeline/network-step.js";
 export * from "../../src/pipeline/types.js";
-export * from "../../src/rules/rules-store.js";
+export * from "../../src/rules/policy-store.js";
 export * from "../../src/sessions/collect.js";
 export * from "../../src/sessions/manager.js";
 export * from "../../src/sessions/pty-adapter.js";
