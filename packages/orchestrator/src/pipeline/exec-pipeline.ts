@@ -373,6 +373,6 @@ function hostAllowedIn(ctx: PipelineContext, commandGrants: readonly HostGrant[]
     } catch {
       return false;
     }
-    return policy.judge(name, commandGrants).decision === "allow";
+    return policy.decide(name, commandGrants).decision === "allow";
   };
 }
