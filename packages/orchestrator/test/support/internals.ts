@@ -35,6 +35,7 @@ export * from "../../src/pipeline/approval-step.js";
 export * from "../../src/pipeline/decisions.js";
 export * from "../../src/pipeline/exec-pipeline.js";
 export * from "../../src/pipeline/network-step.js";
+export * from "../../src/pipeline/run-sandbox-policy.js";
 export * from "../../src/pipeline/types.js";
 export * from "../../src/rules/policy-store.js";
 export * from "../../src/sessions/collect.js";
