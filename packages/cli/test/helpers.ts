@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnPty } from "@shellgate/pty";
-import { it } from "vitest";
+import { failInCi } from "@shellgate/test-support";
 
 /** The built bin; tests run against it (build first: `npx tsc -b packages/cli`). */
 // The committed launchers, which run the bundle: what `npx shellgate` runs for users.
@@ -31,13 +31,7 @@ function whySandboxMissing(): Promise<string | undefined> {
  * the reason (as packages/sandbox-linux/test/probe.test.ts does for the probe).
  */
 export async function realSandboxSkip(): Promise<string | undefined> {
-  const reason = await whySandboxMissing();
-  if (reason !== undefined && process.env["CI"] === "true") {
-    it("the real sandbox is available (CI=true)", () => {
-      throw new Error(`CI=true, but the real-sandbox tests of this file cannot run: ${reason}`);
-    });
-  }
-  return reason;
+  return failInCi(await whySandboxMissing(), "the real sandbox is available (CI=true)");
 }
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 

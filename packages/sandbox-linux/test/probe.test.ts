@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isCi } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { findBwrap, locateHelper, probeLinuxSandbox } from "../src/index.js";
 import { probeCacheKey, writeProbeCache } from "../src/probe-cache.js";
@@ -99,7 +100,7 @@ describe("a checkout under /tmp", () => {
 describe("in CI", () => {
   // .ci/run installs bubblewrap; without this check a broken sandbox would only turn the escape
   // tests into skips and CI would stay green.
-  it.runIf(process.env["CI"] === "true" && onLinux)("the full bwrap+seccomp sandbox is available (CI=true)", async () => {
+  it.runIf(isCi() && onLinux)("the full bwrap+seccomp sandbox is available (CI=true)", async () => {
     const report = await probeLinuxSandbox({ refresh: true });
     expect(report.reasons).toEqual([]);
     expect(report.level).toBe("full");
