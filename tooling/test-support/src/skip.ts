@@ -1,4 +1,4 @@
-import { describe, it } from "vitest";
+import { describe, it, type TestFunction } from "vitest";
 
 /** Why a test cannot run here (a missing tool, another platform); undefined when it can. */
 export type SkipReason = string | undefined;
@@ -31,7 +31,7 @@ export function skipTitle(title: string, reason: SkipReason): string {
 export interface Skippable {
   readonly reason: SkipReason;
   describe(title: string, body: () => void): void;
-  it(title: string, fn: () => unknown, timeout?: number): void;
+  it(title: string, fn: TestFunction, timeout?: number): void;
 }
 
 /**
