@@ -89,4 +89,6 @@ export {
   type CliBackendOptions,
   type BackendWiringDeps,
   type PackageImporter,
+  type PackageSource,
+  type SandboxBackendName,
 } from "./sandbox-backends.js";

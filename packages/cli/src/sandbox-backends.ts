@@ -1,7 +1,7 @@
 /**
  * The one place the CLI names sandbox backends. `exec`, `mcp`, `doctor` and `sandbox` ask this module
  * for their backends; nothing else in the CLI imports a backend package (type-only imports aside), so
- * a new backend is one line of {@link SANDBOX_BACKENDS} and its package, not a change in every command.
+ * a new backend is one row of {@link SANDBOX_BACKENDS} and its package, not a change in every command.
  *
  * Each backend's package is loaded when a command needs it, never at start-up: `--help`, `check` and
  * `policy-check` do not pay for it. All three are dependencies of the CLI; a package that is missing
@@ -11,25 +11,6 @@
 import { SandboxBackendNotFoundError, SandboxManager, type SandboxBackend } from "@shellgate/sandbox";
 import type * as LinuxPackage from "@shellgate/sandbox-linux";
 import { SandboxBackendPackageError } from "./errors.js";
-
-/** Where one backend comes from. */
-export interface BackendSource {
-  /** The backend's `name`, what `shellgate sandbox --backend NAME` selects. */
-  readonly name: string;
-  /** The platform it runs on (it can still plan, `--dry-run`, anywhere). */
-  readonly platform: NodeJS.Platform;
-  /** The npm package that provides it. */
-  readonly package: string;
-  /** The package's export that builds it from {@link CliBackendOptions}. */
-  readonly factory: string;
-}
-
-/** Every backend the CLI knows, in the order a platform prefers them. */
-export const SANDBOX_BACKENDS: readonly BackendSource[] = [
-  { name: "linux", platform: "linux", package: "@shellgate/sandbox-linux", factory: "createLinuxSandboxBackend" },
-  { name: "seatbelt", platform: "darwin", package: "@shellgate/sandbox-seatbelt", factory: "createSeatbeltSandboxBackend" },
-  { name: "windows", platform: "win32", package: "@shellgate/sandbox-windows", factory: "createWindowsSandboxBackend" },
-];
 
 /** The CLI's settings every backend is built with. */
 export interface CliBackendOptions {
@@ -44,8 +25,21 @@ export interface CliBackendOptions {
   processLimit?: number | "off" | undefined;
 }
 
-/** Loads a package by name; tests inject one to play a package that is missing or empty. */
-export type PackageImporter = (specifier: string) => Promise<unknown>;
+/** A package that provides a backend (or, for Linux, more than one). */
+export interface PackageSource<Package> {
+  /** The npm package, named in the error when it is missing. */
+  readonly package: string;
+  /**
+   * Imports it. Each package is named literally in an `import()`, so the bundle carries it as a
+   * module body of its own, run on first use and sharing the bundle's one `@shellgate/sandbox` (a
+   * package resolved from node_modules would bring a second copy, and `instanceof SandboxError`
+   * would fail for its errors).
+   */
+  readonly load: () => Promise<Package>;
+}
+
+/** Loads a backend's package; tests inject one to play a package that is missing, broken or fake. */
+export type PackageImporter = <Package>(source: PackageSource<Package>) => Promise<Package>;
 
 /** What the wiring depends on besides its arguments. */
 export interface BackendWiringDeps {
@@ -54,18 +48,46 @@ export interface BackendWiringDeps {
   platform?: NodeJS.Platform;
 }
 
-/**
- * The default importer. Each backend is named literally, so the bundle carries it as a chunk of its
- * own, loaded on first use and sharing the bundle's one `@shellgate/sandbox` (a package resolved from
- * node_modules would bring a second copy, and `instanceof SandboxError` would fail for its errors).
- * The Windows backend's Win32 layer (koffi) is imported only inside its transform/isAvailable on win32.
- */
-const importPackage: PackageImporter = (specifier) => {
-  if (specifier === "@shellgate/sandbox-linux") return import("@shellgate/sandbox-linux");
-  if (specifier === "@shellgate/sandbox-seatbelt") return import("@shellgate/sandbox-seatbelt");
-  if (specifier === "@shellgate/sandbox-windows") return import("@shellgate/sandbox-windows");
-  return import(specifier);
-};
+/** One backend the CLI knows: where it comes from, and how the CLI builds it. */
+export interface BackendSource<Name extends string = string> {
+  /** The backend's `name`, what `shellgate sandbox --backend NAME` selects. */
+  readonly name: Name;
+  /** The platform it runs on (it can still plan, `--dry-run`, anywhere). */
+  readonly platform: NodeJS.Platform;
+  /** The npm package that provides it. */
+  readonly package: string;
+  /** The package's export that builds it; a package without it (an older one) provides no backend. */
+  readonly factory: string;
+  /**
+   * Load the package (through `importer`) and build the backend with the CLI's options.
+   * @throws SandboxBackendPackageError when the package is missing or provides no backend.
+   */
+  readonly create: (options: CliBackendOptions, importer: PackageImporter) => Promise<SandboxBackend>;
+}
+
+/** A row of {@link SANDBOX_BACKENDS}, typed by its package. */
+interface BackendRow<Name extends string, Package> extends PackageSource<Package> {
+  readonly name: Name;
+  readonly platform: NodeJS.Platform;
+  readonly factory: keyof Package & string;
+  /** Builds the backend from the loaded package. */
+  readonly build: (pkg: Package, options: CliBackendOptions) => SandboxBackend;
+}
+
+/** The row's package type stays inside: every backend is then a {@link BackendSource} alike. */
+function backendRow<const Name extends string, Package>(row: BackendRow<Name, Package>): BackendSource<Name> {
+  return {
+    name: row.name,
+    platform: row.platform,
+    package: row.package,
+    factory: row.factory,
+    async create(options, importer) {
+      const pkg = await loadPackage(row, importer);
+      if (typeof pkg[row.factory] !== "function") throw new SandboxBackendPackageError(row, "no-backend");
+      return row.build(pkg, options);
+    },
+  };
+}
 
 /** Whether `error` says that `specifier` itself cannot be found (not one of its own imports). */
 function isMissingPackage(error: unknown, specifier: string): boolean {
@@ -74,53 +96,85 @@ function isMissingPackage(error: unknown, specifier: string): boolean {
   return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && message.includes(`'${specifier}'`);
 }
 
-/** The source of a backend by name, or SandboxBackendNotFoundError listing every name the CLI knows. */
-export function backendSource(name: string): BackendSource {
-  const source = SANDBOX_BACKENDS.find((s) => s.name === name);
-  if (!source) throw new SandboxBackendNotFoundError(name, SANDBOX_BACKENDS.map((s) => s.name));
-  return source;
-}
-
-/** The backends the CLI uses on `platform` when none is named (none on a platform it has no backend for). */
-export function platformBackendSources(platform: NodeJS.Platform = process.platform): BackendSource[] {
-  return SANDBOX_BACKENDS.filter((s) => s.platform === platform);
-}
-
 /**
  * Load a backend's package.
  * @throws SandboxBackendPackageError when it is not installed; other load failures are passed on.
  */
-async function loadPackage(source: BackendSource, importer: PackageImporter): Promise<Record<string, unknown>> {
+async function loadPackage<Package>(source: PackageSource<Package> & { name: string; factory: string }, importer: PackageImporter): Promise<Package> {
   try {
-    return (await importer(source.package)) as Record<string, unknown>;
+    return await importer(source);
   } catch (error) {
     if (isMissingPackage(error, source.package)) throw new SandboxBackendPackageError(source, "not-installed", { cause: error });
     throw error;
   }
 }
 
+const importPackage: PackageImporter = (source) => source.load();
+
+/** The Linux backend's package, which the CLI also uses for its probe report and its helper. */
+const LINUX_PACKAGE = {
+  name: "linux",
+  package: "@shellgate/sandbox-linux",
+  load: () => import("@shellgate/sandbox-linux"),
+  factory: "createLinuxSandboxBackend",
+} as const;
+
+/** Every backend the CLI knows, in the order a platform prefers them. */
+export const SANDBOX_BACKENDS = [
+  // The Linux backend keeps its capability probe on disk between runs unless told not to; the
+  // cache's directory stays read-only inside the sandbox.
+  backendRow({
+    ...LINUX_PACKAGE,
+    platform: "linux",
+    build: (linux, options) =>
+      linux.createLinuxSandboxBackend({
+        allowWeakerIsolation: options.allowWeakerIsolation === true,
+        ...(options.processLimit !== undefined ? { processLimit: options.processLimit } : {}),
+        ...(options.probeCache === false ? {} : { probeCacheFile: linux.defaultProbeCacheFile() }),
+      }),
+  }),
+  // Seatbelt has one layer and takes no options: the policy decides what it enforces.
+  backendRow({
+    name: "seatbelt",
+    platform: "darwin",
+    package: "@shellgate/sandbox-seatbelt",
+    load: () => import("@shellgate/sandbox-seatbelt"),
+    factory: "createSeatbeltSandboxBackend",
+    build: (seatbelt) => seatbelt.createSeatbeltSandboxBackend(),
+  }),
+  // Its Win32 layer (koffi) is imported only inside its transform/isAvailable on win32.
+  backendRow({
+    name: "windows",
+    platform: "win32",
+    package: "@shellgate/sandbox-windows",
+    load: () => import("@shellgate/sandbox-windows"),
+    factory: "createWindowsSandboxBackend",
+    build: (windows, options) => windows.createWindowsSandboxBackend({ allowWeakerIsolation: options.allowWeakerIsolation === true }),
+  }),
+] as const;
+
+/** The name of a backend the CLI knows (`linux`, `seatbelt`, `windows`). */
+export type SandboxBackendName = (typeof SANDBOX_BACKENDS)[number]["name"];
+
+/** The source of a backend by name, or SandboxBackendNotFoundError listing every name the CLI knows. */
+export function backendSource(name: string): BackendSource<SandboxBackendName> {
+  const source = SANDBOX_BACKENDS.find((s) => s.name === name);
+  if (!source) throw new SandboxBackendNotFoundError(name, SANDBOX_BACKENDS.map((s) => s.name));
+  return source;
+}
+
+/** The backends the CLI uses on `platform` when none is named (none on a platform it has no backend for). */
+export function platformBackendSources(platform: NodeJS.Platform = process.platform): BackendSource<SandboxBackendName>[] {
+  return SANDBOX_BACKENDS.filter((s) => s.platform === platform);
+}
+
 /**
- * Build one backend with the CLI's options. The Linux one keeps its capability probe on disk between
- * runs unless told not to; the cache's directory stays read-only inside the sandbox.
+ * Build one backend with the CLI's options.
  * @throws SandboxBackendNotFoundError for a name the CLI does not know.
  * @throws SandboxBackendPackageError when its package is missing or provides no backend yet.
  */
 export async function createBackend(name: string, options: CliBackendOptions = {}, deps: BackendWiringDeps = {}): Promise<SandboxBackend> {
-  const source = backendSource(name);
-  const mod = await loadPackage(source, deps.importer ?? importPackage);
-  const factory = mod[source.factory];
-  if (typeof factory !== "function") throw new SandboxBackendPackageError(source, "no-backend");
-  if (source.name === "linux") {
-    const linux = mod as unknown as typeof LinuxPackage;
-    return linux.createLinuxSandboxBackend({
-      allowWeakerIsolation: options.allowWeakerIsolation === true,
-      ...(options.processLimit !== undefined ? { processLimit: options.processLimit } : {}),
-      ...(options.probeCache === false ? {} : { probeCacheFile: linux.defaultProbeCacheFile() }),
-    });
-  }
-  // Seatbelt has one layer and takes no options: the policy decides what it enforces.
-  if (source.name === "seatbelt") return (factory as () => SandboxBackend)();
-  return (factory as (o: CliBackendOptions) => SandboxBackend)({ allowWeakerIsolation: options.allowWeakerIsolation === true });
+  return backendSource(name).create(options, deps.importer ?? importPackage);
 }
 
 /**
@@ -150,7 +204,7 @@ export async function platformBackends(options: CliBackendOptions = {}, deps: Ba
   const backends: SandboxBackend[] = [];
   for (const source of platformBackendSources(deps.platform)) {
     try {
-      backends.push(await createBackend(source.name, options, deps));
+      backends.push(await source.create(options, deps.importer ?? importPackage));
     } catch (error) {
       if (!(error instanceof SandboxBackendPackageError)) throw error;
       backends.push(unavailableBackend(source, error));
@@ -185,7 +239,7 @@ export async function createSandboxManager(
 export async function linuxTunnelSplicer(deps: BackendWiringDeps = {}): Promise<string | undefined> {
   if ((deps.platform ?? process.platform) !== "linux") return undefined;
   try {
-    const linux = (await loadPackage(backendSource("linux"), deps.importer ?? importPackage)) as unknown as typeof LinuxPackage;
+    const linux = await loadPackage(LINUX_PACKAGE, deps.importer ?? importPackage);
     const helper = linux.locateHelper();
     if (helper === undefined) return undefined;
     const uid = process.geteuid?.() ?? process.getuid?.() ?? 0;
@@ -202,5 +256,5 @@ export async function linuxTunnelSplicer(deps: BackendWiringDeps = {}): Promise<
  * @throws SandboxBackendPackageError when it is not installed.
  */
 export async function loadLinuxSandboxPackage(deps: BackendWiringDeps = {}): Promise<typeof LinuxPackage> {
-  return (await loadPackage(backendSource("linux"), deps.importer ?? importPackage)) as unknown as typeof LinuxPackage;
+  return loadPackage(LINUX_PACKAGE, deps.importer ?? importPackage);
 }

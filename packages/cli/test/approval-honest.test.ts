@@ -5,9 +5,9 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { amendmentEffect, choicesFor, elicitationMessage, renderHeader, renderMenu, type PromptRequest } from "../src/index.js";
-import { drivePty, makeScratch, runBin, type Sandbox, realSandboxSkip } from "./helpers.js";
+import { drivePty, makeScratch, runBin, type Scratch, realSandboxSkip } from "./helpers.js";
 
-let s: Sandbox;
+let s: Scratch;
 let rules: string;
 let outside: string;
 beforeAll(() => {

@@ -2,10 +2,10 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { spawnPty, TerminalRenderer } from "@shellgate/pty";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drivePty, makeScratch, type Sandbox, realSandboxSkip } from "./helpers.js";
+import { drivePty, makeScratch, type Scratch, realSandboxSkip } from "./helpers.js";
 
 const skip = await realSandboxSkip();
-let s: Sandbox;
+let s: Scratch;
 let rules: string;
 beforeAll(() => {
   s = makeScratch();

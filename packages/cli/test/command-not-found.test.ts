@@ -1,4 +1,5 @@
 import { Orchestrator } from "@shellgate/orchestrator";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { platformBackends } from "../src/sandbox-backends.js";
 import { makeScratch, realSandboxSkip, runBin } from "./helpers.js";
@@ -6,10 +7,10 @@ import { makeScratch, realSandboxSkip, runBin } from "./helpers.js";
 const s = makeScratch();
 afterAll(() => s.cleanup());
 const run = (...args: string[]) => runBin(args, { env: s.env, cwd: s.project });
-const hasBwrap = (await realSandboxSkip()) === undefined;
+const sandboxed = skipUnless(await realSandboxSkip());
 
 describe("a missing program says `command not found: NAME` and exits 127 on every path (built bin)", () => {
-  it.skipIf(!hasBwrap)("exec, sandboxed", async () => {
+  sandboxed.it("exec, sandboxed", async () => {
     const r = await run("exec", "no-such-program-xyz", "arg");
     expect(r.stderr).toBe("shellgate exec: command not found: no-such-program-xyz\n");
     expect(r.code).toBe(127);
@@ -24,7 +25,7 @@ describe("a missing program says `command not found: NAME` and exits 127 on ever
     expect(r.code).toBe(127);
   });
 
-  it.skipIf(!hasBwrap)("exec of a path that does not exist, sandboxed and not", async () => {
+  sandboxed.it("exec of a path that does not exist, sandboxed and not", async () => {
     for (const mode of ["workspace-write", "danger-full-access"]) {
       const r = await run("exec", "--sandbox", mode, "./missing.sh", "x");
       expect(r.stderr, mode).toBe("shellgate exec: command not found: ./missing.sh\n");
@@ -32,20 +33,20 @@ describe("a missing program says `command not found: NAME` and exits 127 on ever
     }
   });
 
-  it.skipIf(!hasBwrap)("exec --json carries the typed error", async () => {
+  sandboxed.it("exec --json carries the typed error", async () => {
     const r = await run("exec", "--json", "--", "no-such-program-xyz");
     expect(r.code).toBe(127);
     expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 127, error: { code: "ORCH_SPAWN_FAILED", message: "command not found: no-such-program-xyz" } });
   });
 
-  it.skipIf(!hasBwrap)("a script: the shell's own message and 127", async () => {
+  sandboxed.it("a script: the shell's own message and 127", async () => {
     const r = await run("exec", "no-such-program-xyz");
     expect(r.stderr).toMatch(/no-such-program-xyz: command not found\n$/);
     expect(r.stderr).not.toContain("cannot prepare the sandbox");
     expect(r.code).toBe(127);
   });
 
-  it.skipIf(!hasBwrap)("shellgate sandbox", async () => {
+  sandboxed.it("shellgate sandbox", async () => {
     const r = await run("sandbox", "no-such-program-xyz");
     expect(r.stderr).toBe("shellgate sandbox: command not found: no-such-program-xyz\n");
     expect(r.code).toBe(127);
@@ -53,11 +54,7 @@ describe("a missing program says `command not found: NAME` and exits 127 on ever
 });
 
 describe("the model is told `command not found: NAME` (orchestrator)", () => {
-  it.each([
-    { mode: "workspace-write" as const, skip: !hasBwrap },
-    { mode: "danger-full-access" as const, skip: false },
-  ])("$mode", async ({ mode, skip }) => {
-    if (skip) return;
+  for (const [mode, needs] of [["workspace-write", sandboxed], ["danger-full-access", skipUnless(undefined)]] as const) needs.it(mode, async () => {
     // the backends the CLI's commands get (the orchestrator registers none of its own)
     const sandboxBackends = await platformBackends();
     const orchestrator = await Orchestrator.create({ cwd: s.project, approvalPolicy: "never", sandboxPolicy: { mode }, sandboxBackends });

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnPty } from "@shellgate/pty";
-import { it } from "vitest";
+import { failInCi } from "@shellgate/test-support";
 
 /** The built bin; tests run against it (build first: `npx tsc -b packages/cli`). */
 // The committed launchers, which run the bundle: what `npx shellgate` runs for users.
@@ -31,13 +31,7 @@ function whySandboxMissing(): Promise<string | undefined> {
  * the reason (as packages/sandbox-linux/test/probe.test.ts does for the probe).
  */
 export async function realSandboxSkip(): Promise<string | undefined> {
-  const reason = await whySandboxMissing();
-  if (reason !== undefined && process.env["CI"] === "true") {
-    it("the real sandbox is available (CI=true)", () => {
-      throw new Error(`CI=true, but the real-sandbox tests of this file cannot run: ${reason}`);
-    });
-  }
-  return reason;
+  return failInCi(await whySandboxMissing(), "the real sandbox is available (CI=true)");
 }
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -57,7 +51,7 @@ export function hostPath(): string {
 if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (cd /work/main && npx tsc -b packages/cli)`);
 
 /** A scratch home: HOME and XDG_CONFIG_HOME point into it, so no real user config or rules leak in. */
-export interface Sandbox {
+export interface Scratch {
   root: string;
   project: string;
   env: Record<string, string>;
@@ -67,7 +61,7 @@ export interface Sandbox {
 }
 
 /** Create a scratch home and project directory under the OS temp dir. */
-export function makeScratch(): Sandbox {
+export function makeScratch(): Scratch {
   const root = mkdtempSync(path.join(os.tmpdir(), "sg-cli-"));
   const project = path.join(root, "project");
   mkdirSync(project, { recursive: true });

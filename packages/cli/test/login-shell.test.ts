@@ -7,10 +7,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BIN, makeScratch, runBin, type Sandbox } from "./helpers.js";
+import { BIN, makeScratch, runBin, type Scratch } from "./helpers.js";
 
 const NOISE = "profile-noise: cannot write the shims";
-let s: Sandbox;
+let s: Scratch;
 let userConfig: string;
 let projectConfig: string;
 

@@ -1,16 +1,16 @@
 // The one module that wires sandbox backends into the CLI: which package provides each, what a
 // missing or empty package becomes, and the options the backends are built with.
 import { parseSandboxPolicy, SandboxBackendNotFoundError, SandboxError, SandboxManager, SandboxUnavailableError } from "@shellgate/sandbox";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { SandboxBackendPackageError } from "../src/errors.js";
-import { createBackend, createSandboxManager, platformBackends, SANDBOX_BACKENDS, type PackageImporter } from "../src/sandbox-backends.js";
+import { createBackend, createSandboxManager, platformBackends, SANDBOX_BACKENDS, type PackageImporter, type SandboxBackendName } from "../src/sandbox-backends.js";
 
 /** What Node throws for `import("<name>")` when the package is not installed. */
 function notFound(name: string): Error {
   return Object.assign(new Error(`Cannot find package '${name}' imported from /somewhere/dist/bundle/chunk.js`), { code: "ERR_MODULE_NOT_FOUND" });
 }
 
-const missing: PackageImporter = (name) => Promise.reject(notFound(name));
+const missing: PackageImporter = (source) => Promise.reject(notFound(source.package));
 
 describe("sandbox-backends: where each backend comes from", () => {
   it("knows linux, seatbelt and windows, one package each", () => {
@@ -23,7 +23,7 @@ describe("sandbox-backends: where each backend comes from", () => {
 
   it("a package that is not installed is a typed CLI error naming the package to install", async () => {
     const imported: string[] = [];
-    const importer: PackageImporter = (name) => (imported.push(name), missing(name));
+    const importer: PackageImporter = (source) => (imported.push(source.package), missing(source));
     const error = await createBackend("seatbelt", {}, { importer }).catch((e: unknown) => e);
     expect(imported).toEqual(["@shellgate/sandbox-seatbelt"]);
     expect(error).toBeInstanceOf(SandboxBackendPackageError);
@@ -32,6 +32,21 @@ describe("sandbox-backends: where each backend comes from", () => {
       'the "seatbelt" sandbox backend needs the package @shellgate/sandbox-seatbelt, which is not installed (npm install @shellgate/sandbox-seatbelt)',
     );
     expect((error as Error).cause).toMatchObject({ code: "ERR_MODULE_NOT_FOUND" });
+  });
+
+  it("the backend names are the table's (checked by tsc: a new row is a new name)", () => {
+    expectTypeOf<SandboxBackendName>().toEqualTypeOf<"linux" | "seatbelt" | "windows">();
+    expect(SANDBOX_BACKENDS.map((b) => b.name)).toEqual(["linux", "seatbelt", "windows"]);
+  });
+
+  it("a package that is installed but provides no backend (an older one) is a typed CLI error naming its missing export", async () => {
+    const empty: PackageImporter = async () => Object.create(null);
+    const error = await createBackend("seatbelt", {}, { importer: empty }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxBackendPackageError);
+    expect(error).toMatchObject({ code: "CLI_SANDBOX_BACKEND_PACKAGE", backend: "seatbelt", packageName: "@shellgate/sandbox-seatbelt", problem: "no-backend" });
+    expect((error as Error).message).toBe(
+      'the "seatbelt" sandbox backend is not available in this version: @shellgate/sandbox-seatbelt does not provide createSeatbeltSandboxBackend yet',
+    );
   });
 
   it("a package that is there but misses one of its own dependencies is not reported as missing", async () => {
@@ -63,7 +78,8 @@ describe("sandbox-backends: where each backend comes from", () => {
 
   it("builds the Linux backend with the CLI's options and the disk probe cache (off for doctor)", async () => {
     const calls: unknown[] = [];
-    const fake: PackageImporter = async () => ({
+    const fake: PackageImporter = async (source) => ({
+      ...(await source.load()),
       defaultProbeCacheFile: () => "/cache/shellgate/linux-sandbox-probe.json",
       createLinuxSandboxBackend: (options: unknown) => (calls.push(options), { name: "linux" }),
     });

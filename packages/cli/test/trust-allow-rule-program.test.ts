@@ -10,6 +10,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { BIN, realSandboxSkip, runBin, type RunResult } from "./helpers.js";
 
@@ -147,7 +148,7 @@ describe.skipIf(skip !== undefined)(`an allow rule does not run sandbox-written 
     });
   });
 
-  describe.skipIf(!hasGit)("git in a repository the sandbox created", () => {
+  skipUnless(hasGit ? undefined : "git is not installed").describe("git in a repository the sandbox created", () => {
     let l: Layout;
     beforeEach(async () => {
       l = layout('prefix_rule(pattern=["git", "status"], decision="allow")\nprefix_rule(pattern=["cd"], decision="allow")\n');

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type RunResult, type Sandbox, realSandboxSkip } from "./helpers.js";
+import { makeScratch, runBin, type RunResult, type Scratch, realSandboxSkip } from "./helpers.js";
 
 interface JsonResult {
   exitCode: number;
@@ -17,7 +17,7 @@ interface JsonResult {
 
 const skip = await realSandboxSkip();
 
-let s: Sandbox;
+let s: Scratch;
 // A directory outside every writable root: /tmp (where the scratch lives) is writable under
 // workspace-write, /var/tmp is not.
 let outside: string;

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type RunResult, type Sandbox, realSandboxSkip } from "./helpers.js";
+import { makeScratch, runBin, type RunResult, type Scratch, realSandboxSkip } from "./helpers.js";
 
 const skip = await realSandboxSkip();
 
@@ -17,7 +17,7 @@ const SECRETS = {
   MYSQL_PWD: "hunter2",
 };
 
-let s: Sandbox;
+let s: Scratch;
 let env: Record<string, string>;
 beforeEach(() => {
   s = makeScratch();

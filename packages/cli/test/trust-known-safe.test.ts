@@ -6,9 +6,9 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type Sandbox } from "./helpers.js";
+import { makeScratch, runBin, type Scratch } from "./helpers.js";
 
-let s: Sandbox;
+let s: Scratch;
 let marker: string;
 
 beforeAll(() => {

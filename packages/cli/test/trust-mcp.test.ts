@@ -8,11 +8,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BIN, makeScratch, type Sandbox, realSandboxSkip } from "./helpers.js";
+import { BIN, makeScratch, type Scratch, realSandboxSkip } from "./helpers.js";
 
 const skip = await realSandboxSkip();
 
-let s: Sandbox;
+let s: Scratch;
 /** The shared temp directory: writable for every sandboxed command (it is their $TMPDIR). */
 let tmp: string;
 /** The workspace, nested inside `tmp`. */

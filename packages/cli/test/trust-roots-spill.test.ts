@@ -9,11 +9,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BIN, makeScratch, runBin, type Sandbox, realSandboxSkip } from "./helpers.js";
+import { BIN, makeScratch, runBin, type Scratch, realSandboxSkip } from "./helpers.js";
 
 const skip = await realSandboxSkip();
 
-let s: Sandbox;
+let s: Scratch;
 /** The commands' $TMPDIR: writable in every sandboxed command. */
 let tmp: string;
 /** A directory outside every writable root (/tmp is one; /var/tmp is not), where nothing may land. */

@@ -6,10 +6,10 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type Sandbox } from "./helpers.js";
+import { makeScratch, runBin, type Scratch } from "./helpers.js";
 
 const posix = process.platform !== "win32";
-let s: Sandbox;
+let s: Scratch;
 
 beforeEach(() => {
   s = makeScratch();

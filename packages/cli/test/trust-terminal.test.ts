@@ -4,11 +4,11 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BIN, eventually, makeScratch, realSandboxSkip, type Sandbox } from "./helpers.js";
+import { BIN, eventually, makeScratch, realSandboxSkip, type Scratch } from "./helpers.js";
 import { drawnConcealed, shellQuote, TmuxPane, tmuxMissing } from "./tmux-pane.js";
 
 const skip = (await realSandboxSkip()) ?? tmuxMissing();
-let s: Sandbox;
+let s: Scratch;
 let outside: string;
 const panes: TmuxPane[] = [];
 beforeAll(() => {

@@ -14,6 +14,7 @@ afterAll(() => s.cleanup());
 const nested = (...args: string[]) =>
   runBin(["sandbox", "--writable-root", s.root, "--", process.execPath, BIN, ...args], { env: s.env, cwd: s.project });
 
+const ONLY_WEAKER = "needs a machine where only the weaker Landlock fallback works (bwrap there, its namespaces refused)";
 let onlyWeaker = false;
 beforeAll(async () => {
   if (!existsSync("/usr/bin/bwrap")) return;
@@ -27,7 +28,7 @@ const REFUSAL =
 
 describe("the weaker Landlock fallback (built bin, nested in shellgate sandbox)", () => {
   it("is refused by default with exit 125, naming the flag and the config key", async (ctx) => {
-    if (!onlyWeaker) ctx.skip();
+    if (!onlyWeaker) ctx.skip(ONLY_WEAKER);
     for (const args of [["exec", "--", "true"], ["sandbox", "--", "true"]]) {
       const r = await nested(...args);
       expect(r.code, args[0]).toBe(125);
@@ -41,7 +42,7 @@ describe("the weaker Landlock fallback (built bin, nested in shellgate sandbox)"
   const tryWrite = `touch ${outside} 2>/dev/null && echo wrote || echo refused`;
 
   it("exec --allow-weaker-isolation runs the command under Landlock", async (ctx) => {
-    if (!onlyWeaker) ctx.skip();
+    if (!onlyWeaker) ctx.skip(ONLY_WEAKER);
     const r = await nested("exec", "--allow-weaker-isolation", "--sandbox", "read-only", "sh", "-c", tryWrite);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
@@ -54,7 +55,7 @@ describe("the weaker Landlock fallback (built bin, nested in shellgate sandbox)"
   });
 
   it("allow_weaker_isolation = true in the user config does the same; doctor reports the isolation", async (ctx) => {
-    if (!onlyWeaker) ctx.skip();
+    if (!onlyWeaker) ctx.skip(ONLY_WEAKER);
     mkdirSync(path.dirname(userConfig), { recursive: true });
     writeFileSync(userConfig, "allow_weaker_isolation = true\n");
     try {
@@ -83,7 +84,7 @@ describe("the weaker Landlock fallback (built bin, nested in shellgate sandbox)"
   });
 
   it("mcp --allow-weaker-isolation serves commands under Landlock, and says so in the client's log", async (ctx) => {
-    if (!onlyWeaker) ctx.skip();
+    if (!onlyWeaker) ctx.skip(ONLY_WEAKER);
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, "sandbox", "--writable-root", s.root, "--", process.execPath, BIN, "mcp", "--cwd", s.project, "--allow-weaker-isolation", "--sandbox", "read-only"],

@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { RequestError, Server, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from "proxy-chain";
-import { admit, type AdmissionContext } from "./admission.js";
+import { openDestination, type DestinationContext } from "./open-destination.js";
 import { tooManyConnectionsText, type ConnectionBudget } from "./connection-budget.js";
 import { errorCode } from "./connect.js";
 import { forwardHttp } from "./forward-http.js";
@@ -11,7 +11,7 @@ import { splice, STREAM_MARK, type TunnelSplicer } from "./splice.js";
 import type { NetworkRequestEvent } from "./types.js";
 
 /** What the HTTP listener needs from the running proxy. */
-export interface HttpFrontendContext extends AdmissionContext {
+export interface HttpFrontendContext extends DestinationContext {
   report(event: NetworkRequestEvent): void;
   /** Takes over bulk CONNECT tunnels, when configured. */
   splicer?: TunnelSplicer | undefined;
@@ -21,7 +21,7 @@ export interface HttpFrontendContext extends AdmissionContext {
 
 type ClientSocket = Parameters<Server["onConnection"]>[0];
 
-/** The destination connection `admit` made for a plain-HTTP request, and for which host, on its way to `onRequest`. */
+/** The destination connection `openDestination` made for a plain-HTTP request, and for which host, on its way to `onRequest`. */
 class Admitted {
   constructor(
     readonly socket: Socket,
@@ -96,17 +96,17 @@ class ShellgateProxyServer extends Server {
 
 /**
  * The HTTP proxy listener (plain HTTP forwarding and `CONNECT`), not yet listening: proxy-chain
- * parses and forwards; every request goes through `admit` first, and a refusal is a 403/400/502
+ * parses and forwards; every request goes through `openDestination` first, and a refusal is a 403/400/502
  * with the readable text as its `text/plain` body.
  */
 export function createHttpProxy(ctx: HttpFrontendContext): { proxy: Server; server: HttpServer } {
   const prepareRequestFunction = async ({ request, hostname, port, isHttp }: PrepareRequestFunctionOpts): Promise<PrepareRequestFunctionResult> => {
-    const admission = await admit(isHttp ? "http" : "https", hostname, port, ctx);
-    ctx.report(admission.event);
-    if (!admission.ok) {
-      throw new RequestError(refusalText(admission.refusal), httpStatusOf(admission.refusal.cause), { "content-type": "text/plain; charset=utf-8" });
+    const opened = await openDestination(isHttp ? "http" : "https", hostname, port, ctx);
+    ctx.report(opened.event);
+    if (!opened.ok) {
+      throw new RequestError(refusalText(opened.refusal), httpStatusOf(opened.refusal.cause), { "content-type": "text/plain; charset=utf-8" });
     }
-    const upstream = admission.socket;
+    const upstream = opened.socket;
     const client = request.socket;
     if (client.destroyed) {
       upstream.destroy();
@@ -115,7 +115,7 @@ export function createHttpProxy(ctx: HttpFrontendContext): { proxy: Server; serv
     const dropUpstream = () => upstream.destroy();
     client.once("close", dropUpstream);
     upstream.once("close", () => client.off("close", dropUpstream));
-    if (isHttp) return { customTag: new Admitted(upstream, admission.event.host, admission.event.port, admission.forward) };
+    if (isHttp) return { customTag: new Admitted(upstream, opened.event.host, opened.event.port, opened.forward) };
     // proxy-chain's own CONNECT path would dial the name again; a custom connect "server" gets the
     // client socket after the 200 instead, and joins it to the socket that was checked.
     const tunnel = new EventEmitter();

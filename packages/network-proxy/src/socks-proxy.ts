@@ -1,7 +1,7 @@
 import { Socks5Server } from "@pondwader/socks5-server";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { admit, type AdmissionContext } from "./admission.js";
+import { openDestination, type DestinationContext } from "./open-destination.js";
 import type { ConnectionBudget } from "./connection-budget.js";
 import { normalizeRequestHost } from "./host.js";
 import { SocksReply, socksReplyOf } from "./refusal.js";
@@ -9,7 +9,7 @@ import { splice, STREAM_MARK, type TunnelSplicer } from "./splice.js";
 import type { NetworkRequestEvent } from "./types.js";
 
 /** What the SOCKS5 listener needs from the running proxy. */
-export interface SocksFrontendContext extends AdmissionContext {
+export interface SocksFrontendContext extends DestinationContext {
   report(event: NetworkRequestEvent): void;
   /** Takes over bulk SOCKS5 tunnels, when configured. */
   splicer?: TunnelSplicer | undefined;
@@ -37,7 +37,7 @@ function reply(socket: Duplex, code: number, end: boolean): void {
  * The SOCKS5 listener, not yet listening. @pondwader/socks5-server reads the greeting and the
  * request (no authentication offered: the transports are local); this module owns the net.Server
  * (so listener errors, unix sockets and stop() are ours), and answers every request: CONNECT
- * through `admit`, BIND and UDP ASSOCIATE with 0x07.
+ * through `openDestination`, BIND and UDP ASSOCIATE with 0x07.
  */
 export function createSocksProxy(ctx: SocksFrontendContext): { server: Server; clients: Set<Socket> } {
   const clients = new Set<Socket>();
@@ -68,14 +68,14 @@ export function createSocksProxy(ctx: SocksFrontendContext): { server: Server; c
       reply(client, SocksReply.commandNotSupported, true);
       return;
     }
-    void admit("socks5_tcp", connection.destAddress, port, ctx).then(
-      (admission) => {
-        ctx.report(admission.event);
-        if (!admission.ok) return reply(client, socksReplyOf(admission.refusal.cause), true);
-        if (client.destroyed) return void admission.socket.destroy();
+    void openDestination("socks5_tcp", connection.destAddress, port, ctx).then(
+      (opened) => {
+        ctx.report(opened.event);
+        if (!opened.ok) return reply(client, socksReplyOf(opened.refusal.cause), true);
+        if (client.destroyed) return void opened.socket.destroy();
         client.off("data", hold);
         reply(client, SocksReply.succeeded, false);
-        splice(client, admission.socket, ctx.splicer);
+        splice(client, opened.socket, ctx.splicer);
       },
       () => reply(client, SocksReply.generalFailure, true),
     );

@@ -1,6 +1,7 @@
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import tls from "node:tls";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ProxyRequest } from "../src/index.js";
 import { connectTo, connectViaProxy, readBytes, grants, httpViaProxy, proxyWith, rawExchange, readAll, selfSignedCert, startOrigin, stopAll, tableResolver } from "./helpers.js";
@@ -140,7 +141,7 @@ describe("CONNECT (HTTPS)", () => {
   });
   afterAll(() => new Promise<void>((resolve) => (tlsOrigin ? (tlsOrigin.closeAllConnections(), tlsOrigin.close(() => resolve())) : resolve())));
 
-  it.skipIf(!cert)("tunnels TLS end to end to a granted host (certificate verified against the test CA)", async () => {
+  skipUnless(cert ? undefined : "no /usr/bin/openssl to make the test certificate").it("tunnels TLS end to end to a granted host (certificate verified against the test CA)", async () => {
     const { proxy, events } = await proxyWith({ decide: grants("registry.test"), resolver: tableResolver({ "registry.test": ["127.0.0.1"] }) });
     const tunnel = await connectViaProxy(proxy.endpoints.http, `registry.test:${tlsPort}`);
     expect(tunnel.status).toBe(200);

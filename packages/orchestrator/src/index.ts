@@ -22,7 +22,7 @@ export { amendmentPrefixChoice, type AmendmentPrefixChoice } from "./approval/of
 // Policies an integrator chooses.
 export { APPROVAL_POLICIES, ApprovalPolicySchema, type ApprovalPolicy } from "./admission/approval-policy.js";
 export type { PolicyDecision, PolicyEvaluator, PolicyRuleMatch } from "./admission/policy-types.js";
-export { PolicyStore } from "./rules/rules-store.js";
+export { PolicyStore } from "./rules/policy-store.js";
 export {
   ShellEnvironmentPolicySchema,
   describeEnvDropReason,

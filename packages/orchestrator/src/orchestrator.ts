@@ -15,7 +15,7 @@ import type { ApprovalHandler } from "./approval/types.js";
 import { buildCommandEnv, parseShellEnvironmentPolicy } from "./env/env-policy.js";
 import type { ShellEnvironmentPolicy, ShellEnvironmentPolicyInput } from "./env/env-policy.js";
 import { withUnifiedExecEnv } from "./env/unified-exec-env.js";
-import { PolicyStore } from "./rules/rules-store.js";
+import { PolicyStore } from "./rules/policy-store.js";
 import { CancelledError, OrchestratorConfigError } from "./errors.js";
 import { EventBus } from "./events.js";
 import type { EventListener } from "./events.js";

@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { skipUnless } from "@shellgate/test-support";
+import { expect, it } from "vitest";
 import { spawnPipe, spawnPty } from "../src/index.js";
 import { cwd, env, fdCount, isLinux } from "./helpers.js";
 
-describe.skipIf(!isLinux)("file descriptors (counted in /proc/self/fd)", () => {
+skipUnless(isLinux ? undefined : `not Linux (${process.platform}): no /proc/self/fd`).describe("file descriptors (counted in /proc/self/fd)", () => {
   it("none leak across pipes, PTYs, timeouts, terminate and stdin pipes", async () => {
     // Warm up once: the first spawn starts the host-death watchdog, which keeps one pipe open for good.
     await spawnPipe({ argv: ["true"], cwd, env }).result();

@@ -2,10 +2,12 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { skipUnless } from "@shellgate/test-support";
+import { afterAll, expect, it } from "vitest";
 import { alive, cwd, isLinux, waitFor } from "./helpers.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
+const notLinux = isLinux ? undefined : `not Linux (${process.platform})`;
 const host = join(here, "fixtures", "host.mjs");
 const dist = join(here, "..", "dist", "index.js");
 const dir = mkdtempSync(join(cwd, "sg-host-"));
@@ -28,7 +30,7 @@ async function startHost(name: string, mode = "") {
 }
 
 // Needs /proc for the escaped grandchild (found by its environment tag) and to observe liveness.
-describe.skipIf(!isLinux)("children die with the host", () => {
+skipUnless(notLinux).describe("children die with the host", () => {
   it("when the host is SIGKILLed (no exit hook can run)", async () => {
     const { child, pids } = await startHost("kill9");
     for (const p of pids) expect(alive(p)).toBe(true);
@@ -85,7 +87,7 @@ function startUnwatchedHost(seconds: string) {
   return { child, first };
 }
 
-describe.skipIf(!isLinux)("hostDeathWatchdog: false", () => {
+skipUnless(notLinux).describe("hostDeathWatchdog: false", () => {
   it("starts no watchdog, and a plain child then outlives a SIGKILLed host (what the flag gives up; only for self-guarding programs)", async () => {
     const { child, first } = startUnwatchedHost("31.9");
     const { pid, watchdog } = await first;

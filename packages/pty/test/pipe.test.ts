@@ -1,3 +1,4 @@
+import { skipUnless } from "@shellgate/test-support";
 import { describe, expect, it } from "vitest";
 import {
   ProcessExitedError,
@@ -144,7 +145,7 @@ describe("spawnPipe", () => {
     expect(r.timedOut).toBe(false);
   });
 
-  it.skipIf(process.platform !== "linux")("continues a stopped process so it can act on TERM (reads /proc)", async () => {
+  skipUnless(process.platform === "linux" ? undefined : `not Linux (${process.platform})`).it("continues a stopped process so it can act on TERM (reads /proc)", async () => {
     const h = sh("echo ready; kill -STOP $$; sleep 30", { timeoutMs: 0, killGraceMs: 5_000 });
     await new Promise<void>((res) => h.onOutput(() => res()));
     await waitFor(() => procState(h.pid) === "T", 10_000, "the shell to stop itself");

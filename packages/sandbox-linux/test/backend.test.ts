@@ -1,6 +1,7 @@
 // The backend as callers use it: policies other than the escape suite's, bad input, availability.
 import fs from "node:fs";
 import path from "node:path";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { CommandNotFoundError, InvalidSandboxPathError, parseSandboxPolicy, SandboxError } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, LinuxSandboxError } from "../src/index.js";
@@ -155,7 +156,7 @@ describe.skipIf(bwrapSkip !== undefined)(`policies under bwrap${bwrapSkip ? ` (s
     expect(fs.existsSync(path.join(dirs.ws, ".shellgate"))).toBe(false);
   });
 
-  it.skipIf(!fs.existsSync("/usr/bin/script") || !fs.existsSync("/bin/bash"))(
+  skipUnless(fs.existsSync("/usr/bin/script") && fs.existsSync("/bin/bash") ? undefined : "needs /usr/bin/script and /bin/bash").it(
     "under a PTY the command has no controlling terminal (--new-session): /dev/tty cannot be opened, shells run without job control",
     async () => {
       const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
@@ -221,7 +222,7 @@ describe.skipIf(bwrapSkip !== undefined)(`the helper stays out of reach${bwrapSk
     expect(fs.existsSync(`${helper}.probe-write`)).toBe(false);
   });
 
-  it.skipIf(landlockSkip !== undefined)("refuses the Landlock fallback when the helper lies inside a writable root", async () => {
+  skipUnless(landlockSkip).it("refuses the Landlock fallback when the helper lies inside a writable root", async () => {
     const { locateHelper } = await import("../src/index.js");
     const helper = locateHelper() as string;
     const workspace = path.dirname(path.dirname(path.dirname(helper)));

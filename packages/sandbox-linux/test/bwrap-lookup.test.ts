@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { InvalidSandboxPathError, parseSandboxPolicy } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, findBwrap, LinuxSandboxError, locateHelper, probeLinuxSandbox } from "../src/index.js";
@@ -95,7 +96,7 @@ describe("checkHostBinary (the rules, on a fake file system)", () => {
   });
 });
 
-describe.skipIf(!onLinux)("bubblewrap lookup on this machine", () => {
+skipUnless((onLinux ? undefined : `not Linux (${process.platform})`)).describe("bubblewrap lookup on this machine", () => {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "sg-bwrap-lookup-"));
   const marker = path.join(base, "planted-ran");
   const plantedDir = path.join(base, "node_modules", ".bin");
@@ -226,7 +227,7 @@ describe.skipIf(!onLinux)("bubblewrap lookup on this machine", () => {
   });
 });
 
-describe.skipIf(!onLinux || !locateHelper())("the helper on the host", () => {
+skipUnless((onLinux ? undefined : `not Linux (${process.platform})`) ?? (locateHelper() ? undefined : "the helper is not built (run the package build)")).describe("the helper on the host", () => {
   it("is refused, not run, when it lies in a directory others can write", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sg-helper-trust-"));
     try {
@@ -251,7 +252,7 @@ describe.skipIf(!onLinux || !locateHelper())("the helper on the host", () => {
   });
 });
 
-describe.skipIf(!onLinux)("the build script's compiler", () => {
+skipUnless((onLinux ? undefined : `not Linux (${process.platform})`)).describe("the build script's compiler", () => {
   const script = fileURLToPath(new URL("../scripts/build-helper.mjs", import.meta.url));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sg-build-cc-"));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   InvalidSandboxPathError,
@@ -582,7 +583,7 @@ describe.skipIf(bwrapSkip !== undefined)(`proxy-routed network under bwrap+secco
 });
 
 const helper = locateHelper();
-describe.skipIf(process.platform !== "linux" || !helper)("the helper's proxy arguments", () => {
+skipUnless((process.platform === "linux" ? undefined : `not Linux (${process.platform})`) ?? (helper ? undefined : "the helper is not built (run the package build)")).describe("the helper's proxy arguments", () => {
   it("fail closed (125) before anything runs: no relay, a relay without proxy mode, bad ports or paths, Landlock or the reaper", async () => {
     const h = helper as string;
     const marker = path.join(os.tmpdir(), `sg-proxy-args-${process.pid}`);

@@ -4,6 +4,7 @@
 // succeeds, and the FIFO it leaves hangs git (bounded by `timeout`, never a timed assertion).
 import fs from "node:fs";
 import path from "node:path";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SandboxBackend, SandboxPolicyInput } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, locateHelper } from "../src/index.js";
@@ -100,7 +101,7 @@ for (const layer of layers) {
   });
 }
 
-describe.skipIf(layers[0]?.skip !== undefined)("a temporary directory holding the workspace is not granted", () => {
+skipUnless(layers[0]?.skip).describe("a temporary directory holding the workspace is not granted", () => {
   it("with the workspace under a private /tmp, mkfifo fails in /tmp too (stricter, never wider)", async () => {
     const backend = createLinuxSandboxBackend();
     const r = await runSandboxed(backend, sh("mkfifo /tmp/x.fifo; echo \"tmp=$?\"; mkfifo /dev/shm/x.fifo; echo \"shm=$?\""), { mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true }, dirs.ws);
@@ -109,7 +110,7 @@ describe.skipIf(layers[0]?.skip !== undefined)("a temporary directory holding th
   });
 });
 
-describe.skipIf(helper === undefined)("without Landlock: --special-files refuse", () => {
+skipUnless(helper === undefined ? "the helper is not built (run the package build)" : undefined).describe("without Landlock: --special-files refuse", () => {
   it("seccomp refuses mkfifo everywhere; the helper without the flag (the control) makes it", async () => {
     const dir = fs.mkdtempSync(path.join(dirs.outside, "refuse-"));
     const control = await run([helper as string, "--net", "off", "--", "/usr/bin/mkfifo", path.join(dir, "a")]);

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxBackend, SandboxPolicyInput } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend } from "../src/index.js";
@@ -173,7 +174,7 @@ for (const layer of layers) {
       }
     });
 
-    it.skipIf(!hasIpv6)("blocks TCP over IPv6 to a host loopback listener", async () => {
+    skipUnless(hasIpv6 ? undefined : "no IPv6 loopback here").it("blocks TCP over IPv6 to a host loopback listener", async () => {
       const srv = await tcpServer("::1");
       try {
         expect((await onHost([probe, "tcp6", String(srv.port)])).code).toBe(0);
@@ -357,7 +358,7 @@ for (const layer of layers) {
       }
     });
 
-    it.skipIf(!fs.existsSync("/usr/bin/script"))("blocks injecting input into the caller's terminal (TIOCSTI)", async (ctx) => {
+    skipUnless(fs.existsSync("/usr/bin/script") ? undefined : "no /usr/bin/script").it("blocks injecting input into the caller's terminal (TIOCSTI)", async (ctx) => {
       // script(1) gives the command a real terminal on stdin
       const inPty = (argv: readonly string[]) => run(["script", "-qec", argv.map((a) => `'${a}'`).join(" "), "/dev/null"], { cwd: ws });
       const control = await inPty([probe, "tiocsti"]);

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { failInCi, skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { SandboxError, SandboxManager } from "@shellgate/sandbox";
 import { LinuxSandboxError } from "../src/errors.js";
@@ -26,16 +27,6 @@ import { run } from "./support.js";
 const pkg = fileURLToPath(new URL("..", import.meta.url));
 const shipped = (target: string) => path.join(pkg, "dist", "native", target, HELPER_NAME);
 const onLinux = process.platform === "linux";
-
-/** A skip reason; with CI=true the skip itself fails (CI installs the cross compiler and qemu). */
-function skipUnlessCi(reason: string | undefined): string | undefined {
-  if (reason !== undefined && process.env["CI"] === "true") {
-    it("the cross-built helper and qemu-user are present (CI=true)", () => {
-      throw new Error(`CI=true, but these tests cannot run: ${reason}`);
-    });
-  }
-  return reason;
-}
 
 describe("the helper's architecture", () => {
   it("maps x64 and arm64 to their builds, the same directories the build writes", () => {
@@ -65,7 +56,7 @@ describe("the helper's architecture", () => {
     }
   });
 
-  describe.skipIf(!onLinux)("on Linux with an unsupported process.arch", () => {
+  skipUnless(onLinux ? undefined : "not Linux").describe("on Linux with an unsupported process.arch", () => {
     const realArch = Object.getOwnPropertyDescriptor(process, "arch") as PropertyDescriptor;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sg-helper-arch-"));
     afterAll(() => {
@@ -103,7 +94,8 @@ describe.skipIf(hostSkip !== undefined)(`the host's helper${hostSkip ? ` (skippe
 const foreign = Object.keys(BUILT_TARGETS).find((t) => t !== host);
 const qemuArch = foreign === "linux-arm64" ? "aarch64" : "x86_64";
 const qemu = `/usr/bin/qemu-${qemuArch}-static`;
-const crossSkip = skipUnlessCi(
+// With CI=true the skip itself fails: CI installs the cross compiler and qemu.
+const crossSkip = failInCi(
   hostSkip ??
     (!foreign
       ? "no foreign target"
@@ -112,6 +104,7 @@ const crossSkip = skipUnlessCi(
         : !fs.existsSync(qemu)
           ? `${qemu} missing (Debian package qemu-user-static)`
           : undefined),
+  "the cross-built helper and qemu-user are present (CI=true)",
 );
 
 describe.skipIf(crossSkip !== undefined)(`the ${foreign ?? "foreign"} helper under qemu-user${crossSkip ? ` (skipped: ${crossSkip})` : ""}`, () => {

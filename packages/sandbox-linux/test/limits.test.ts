@@ -3,6 +3,7 @@
 // 128 attempts of `sleep`); no unbounded fork bomb is ever started, and everything is killed.
 import fs from "node:fs";
 import path from "node:path";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSandboxPolicy, type SandboxBackend, type SandboxPolicyInput } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, DEFAULT_PROCESS_LIMIT, LinuxSandboxError, locateHelper } from "../src/index.js";
@@ -242,7 +243,7 @@ describe("an explicit limit that cannot be enforced is refused, never dropped", 
   );
 });
 
-describe.skipIf(process.platform !== "linux" || !locateHelper())("the helper's limit arguments fail closed", () => {
+skipUnless((process.platform === "linux" ? undefined : `not Linux (${process.platform})`) ?? (locateHelper() ? undefined : "the helper is not built (run the package build)")).describe("the helper's limit arguments fail closed", () => {
   it.each([
     [["--net", "off", "--nproc", "0", "--", "true"], /--nproc needs a positive number/],
     [["--net", "off", "--nproc", "12x", "--", "true"], /--nproc needs a positive number/],

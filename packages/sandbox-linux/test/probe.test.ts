@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isCi, skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { findBwrap, locateHelper, probeLinuxSandbox } from "../src/index.js";
 import { probeCacheKey, writeProbeCache } from "../src/probe-cache.js";
@@ -30,14 +31,14 @@ describe("probeLinuxSandbox", () => {
     }
   });
 
-  it.skipIf(!onLinux)("reports a bwrap that is not there, and falls back to Landlock at most", async () => {
+  skipUnless((process.platform === "linux" ? undefined : `not Linux (${process.platform})`)).it("reports a bwrap that is not there, and falls back to Landlock at most", async () => {
     const r = await probeLinuxSandbox({ bwrapPath: "/nonexistent/bwrap" });
     expect(r.bwrap.available).toBe(false);
     expect(r.reasons.some((x) => x.startsWith("bwrap:"))).toBe(true);
     expect(r.level).not.toBe("full");
   });
 
-  it.skipIf(!onLinux || !locateHelper())("verifies seccomp for real and reads the Landlock ABI from the kernel", async () => {
+  skipUnless((process.platform === "linux" ? undefined : `not Linux (${process.platform})`) ?? (locateHelper() ? undefined : "the helper is not built (run the package build)")).it("verifies seccomp for real and reads the Landlock ABI from the kernel", async () => {
     const r = await probeLinuxSandbox();
     expect(r.helper.available).toBe(true);
     expect(r.seccomp.available).toBe(true);
@@ -45,7 +46,7 @@ describe("probeLinuxSandbox", () => {
     expect(r.landlock.available).toBe(r.landlock.abi >= 1);
   });
 
-  it.skipIf(!onLinux)("keeps a disk cache whose paths are never trusted", async () => {
+  skipUnless((process.platform === "linux" ? undefined : `not Linux (${process.platform})`)).it("keeps a disk cache whose paths are never trusted", async () => {
     const file = path.join(dir, "cache.json");
     const fresh = await probeLinuxSandbox({ cacheFile: file });
     expect(fs.existsSync(file)).toBe(true);
@@ -65,7 +66,7 @@ describe("probeLinuxSandbox", () => {
     expect(JSON.parse(fs.readFileSync(stale, "utf8")).key.bootId).toBe(key.bootId);
   });
 
-  it.skipIf(!onLinux)("takes a FIFO in the cache file's place for no cache, and replaces it", async () => {
+  skipUnless((process.platform === "linux" ? undefined : `not Linux (${process.platform})`)).it("takes a FIFO in the cache file's place for no cache, and replaces it", async () => {
     const fifo = path.join(dir, "fifo.json");
     expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
     // The control: a plain read of it is still blocked after a second.
@@ -99,7 +100,7 @@ describe("a checkout under /tmp", () => {
 describe("in CI", () => {
   // .ci/run installs bubblewrap; without this check a broken sandbox would only turn the escape
   // tests into skips and CI would stay green.
-  it.runIf(process.env["CI"] === "true" && onLinux)("the full bwrap+seccomp sandbox is available (CI=true)", async () => {
+  it.runIf(isCi() && onLinux)("the full bwrap+seccomp sandbox is available (CI=true)", async () => {
     const report = await probeLinuxSandbox({ refresh: true });
     expect(report.reasons).toEqual([]);
     expect(report.level).toBe("full");

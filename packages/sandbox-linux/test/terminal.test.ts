@@ -3,6 +3,7 @@
 // run still ends every process in it. script(1) provides the PTY; its stdin is a pipe we type into.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSandboxPolicy, type SandboxBackend } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend } from "../src/index.js";
@@ -102,7 +103,7 @@ describe("bwrapArgs and the transform for a dedicated terminal", () => {
     expect(dedicated).toEqual(bwrapArgs(plan, base).filter((a) => a !== "--new-session"));
   });
 
-  it.skipIf(layers[0]?.skip !== undefined)("passes --foreground to the helper only for a dedicated terminal", async () => {
+  skipUnless(layers[0]?.skip).it("passes --foreground to the helper only for a dedicated terminal", async () => {
     const backend = createLinuxSandboxBackend();
     const plain = await prepared(backend, ["/bin/true"], false);
     const dedicated = await prepared(backend, ["/bin/true"], true);
@@ -221,7 +222,7 @@ for (const layer of layers) {
     const probeDir = fs.mkdtempSync(`${dirs.outside}/probe-`);
     const probe = compileProbe(probeDir);
 
-    it.skipIf(!probe)("still refuses TIOCSTI and TIOCLINUX on the terminal it now controls (seccomp)", async (ctx) => {
+    skipUnless(probe ? undefined : "no C compiler for the probe").it("still refuses TIOCSTI and TIOCLINUX on the terminal it now controls (seccomp)", async (ctx) => {
       const ioctls = (prefix: string) => sh(`${probe} tiocsti; echo "${prefix}-sti=$?"; ${probe} tioclinux; echo "${prefix}-linux=$?"; (: > /dev/tty) 2>/dev/null && echo "${prefix}-tty=yes"`);
       const control = onTerminal(ioctls("host"), env);
       await control.closed;

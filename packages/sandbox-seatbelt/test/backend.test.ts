@@ -11,6 +11,7 @@ import {
   SandboxTransformError,
   SandboxUnavailableError,
 } from "@shellgate/sandbox";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSeatbeltSandboxBackend, seatbeltAvailability, SeatbeltSandboxError, SEATBELT_DENIAL_SIGNALS } from "../src/index.js";
 import { toDarwinCanonicalPath } from "../src/testing.js";
@@ -126,7 +127,7 @@ describe("refusals: never weaker than asked", () => {
     await expect(createSeatbeltSandboxBackend().plan(spec(), fine, { sandboxPolicyCwd: ws })).resolves.toMatchObject({ sandboxType: "seatbelt" });
   });
 
-  it.skipIf(process.platform === "darwin")("transform here: the run is computed, then refused as unavailable (never run unsandboxed)", async () => {
+  skipUnless(process.platform === "darwin" ? "on macOS, where sandbox-exec is available" : undefined).it("transform here: the run is computed, then refused as unavailable (never run unsandboxed)", async () => {
     const b = createSeatbeltSandboxBackend();
     const error = await b.transform(spec(["true"]), parseSandboxPolicy({ mode: "workspace-write", ...onlyWs }), { sandboxPolicyCwd: ws }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxUnavailableError);

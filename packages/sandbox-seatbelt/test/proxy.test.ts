@@ -10,6 +10,7 @@ import {
   SandboxUnavailableError,
   type NetworkProxyRoute,
 } from "@shellgate/sandbox";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSeatbeltSandboxBackend, SeatbeltSandboxError } from "../src/index.js";
 import { buildSeatbeltProfile } from "../src/testing.js";
@@ -106,7 +107,7 @@ describe("proxy mode: refused routes (never a run with more network than asked)"
     await expect(plan(on, unix)).resolves.toMatchObject({ sandboxType: "seatbelt" });
   });
 
-  it.skipIf(process.platform === "darwin")("a good route still cannot run here: unavailable, after the route is checked", async () => {
+  skipUnless(process.platform === "darwin" ? "on macOS, where sandbox-exec is available" : undefined).it("a good route still cannot run here: unavailable, after the route is checked", async () => {
     await expect(createSeatbeltSandboxBackend().transform(spec(), off, { sandboxPolicyCwd: ws, networkProxy: ROUTE })).rejects.toBeInstanceOf(SandboxUnavailableError);
   });
 });

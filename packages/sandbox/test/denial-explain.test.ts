@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { skipUnless, whyBwrapCannotRun } from "@shellgate/test-support";
 import { describe, expect, it } from "vitest";
 import {
   computeWritableRoots,
@@ -444,10 +445,7 @@ describe("explainSandboxDenial: audiences, note and input errors", () => {
 
 // The lines above are copies; here the tools print them for real under a minimal bubblewrap view
 // (everything read-only, the workspace writable, its `.git` read-only), as the backend builds it.
-const bwrapWorks =
-  process.platform === "linux" && spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "true"]).status === 0;
-
-describe.skipIf(!bwrapWorks)("explainSandboxDenial on what real tools print under bubblewrap (skipped: needs a working bwrap)", () => {
+skipUnless(whyBwrapCannotRun()).describe("explainSandboxDenial on what real tools print under bubblewrap", () => {
   it.each([
     ["sh", ["sh", "-c", "echo x > /etc/sg-x"], "/etc/sg-x"],
     ["bash", ["bash", "-c", "echo x > /etc/sg-x"], "/etc/sg-x"],

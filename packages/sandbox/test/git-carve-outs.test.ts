@@ -1,6 +1,7 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { skipUnless } from "@shellgate/test-support";
 import { describe, expect, it } from "vitest";
 import { computeWritableRoots, GitConfigUnreadableError, UnpinnableProtectedPathError } from "../src/index.js";
 import { layout, tempDir, workspaceWrite } from "./helpers.js";
@@ -221,7 +222,7 @@ describe("git configuration: what cannot be held is refused", () => {
     expect((await refused(held(dir.ws, dir.gitEnv), GitConfigUnreadableError)).reason).toContain("directory");
   });
 
-  it.skipIf(!hasGit)("refuses an include target planted as a symlink in the worktree (control: git follows it to what it names)", async () => {
+  skipUnless(hasGit ? undefined : "git is not installed").it("refuses an include target planted as a symlink in the worktree (control: git follows it to what it names)", async () => {
     const { ws, gitEnv } = await repo("[include]\n\tpath = ../inc/x.inc\n", { "inc/": "" });
     const elsewhere = await tempDir();
     await layout(elsewhere, { "planted.inc": "[core]\n\tpager = ./fed\n" });

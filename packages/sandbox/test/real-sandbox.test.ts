@@ -1,14 +1,17 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { failInCi, skipUnless, whyBwrapCannotRun } from "@shellgate/test-support";
+import { expect, it } from "vitest";
 import { computeWritableRoots, isLikelySandboxDenied, type WritableRoot } from "../src/index.js";
 import { layout, tempDir, workspaceWrite } from "./helpers.js";
 
 // The model is enforced by the backends; this check drives the computed roots through a minimal
 // bubblewrap view so the carve-outs and the denial heuristic meet a real kernel refusal.
-const bwrapWorks =
-  process.platform === "linux" && spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "true"]).status === 0;
+const noBwrap = whyBwrapCannotRun();
+// Without this, a CI machine that lost bubblewrap would turn the real-kernel checks below into skips
+// and stay green (CI runs on Linux only).
+failInCi(process.platform === "linux" ? noBwrap : undefined, "bubblewrap works here, so the real-kernel checks ran (CI=true)");
 
 async function bwrapArgs(roots: WritableRoot[]): Promise<string[]> {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev"];
@@ -27,7 +30,7 @@ function run(args: string[], script: string, cwd: string) {
   return { exitCode: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe.skipIf(!bwrapWorks)("computed roots under a real bubblewrap view (skipped: needs Linux with a working bwrap)", () => {
+skipUnless(noBwrap).describe("computed roots under a real bubblewrap view", () => {
   it("allows writes in the workspace, refuses them in .git and a policy dir, and the refusal reads as a denial", async () => {
     const cwd = await tempDir();
     await layout(cwd, { ".git/hooks/": "", "rules/default.rules": "" });
@@ -55,13 +58,5 @@ describe.skipIf(!bwrapWorks)("computed roots under a real bubblewrap view (skipp
     const ordinary = run(args, "echo 'tests failed' >&2; exit 1", cwd);
     expect(ordinary.exitCode).toBe(1);
     expect(isLikelySandboxDenied(ordinary, { sandboxType: "linux" })).toBe(false);
-  });
-});
-
-describe("in CI", () => {
-  // Without this, a CI machine that lost bubblewrap would turn the real-kernel checks above into
-  // skips and stay green.
-  it.runIf(process.env["CI"] === "true" && process.platform === "linux")("bubblewrap works here, so the real-kernel checks ran (CI=true)", () => {
-    expect(bwrapWorks, "bwrap --ro-bind / / --dev /dev true failed: install bubblewrap (.ci/run does)").toBe(true);
   });
 });

@@ -251,10 +251,10 @@ function within(parent: string, child: string): boolean {
  * schema are loaded with the first file that exists: most runs have none.
  * @throws ConfigError when it exists but cannot be read or is invalid.
  */
-async function readConfigFile(file: string): Promise<ConfigFile | null> {
+async function readConfigFileIfPresent(file: string): Promise<ConfigFile | null> {
   if (!existsSync(file)) return null;
-  const { readConfigFile: read } = await import("./file.js");
-  return read(file);
+  const { readConfigFile } = await import("./file.js");
+  return readConfigFile(file);
 }
 
 /** The configuration files that apply, user first, after the project-trust check. */
@@ -276,14 +276,14 @@ async function readLayers(overrides: ConfigOverrides, env: PathEnv, judged: (key
   const userDir = userConfigDir(env);
   const home = homeDir(env);
   const userFile = path.join(userDir, CONFIG_FILE_NAME);
-  const userConfig = await readConfigFile(userFile);
+  const userConfig = await readConfigFileIfPresent(userFile);
   const userLayers: Layer[] = userConfig ? [{ file: userFile, base: userDir, home, config: userConfig }] : [];
   const layers: Layer[] = [...userLayers];
 
   let project: ProjectConfigStatus | null = null;
   const projectFile = findProjectConfig(cwd);
   if (projectFile && projectFile !== userFile) {
-    const projectConfig = await readConfigFile(projectFile);
+    const projectConfig = await readConfigFileIfPresent(projectFile);
     if (projectConfig) {
       if (projectConfig.projects !== undefined) {
         const at = locateKeyPath(readRegularFileSync(projectFile), ["projects"], "key");

@@ -7,7 +7,9 @@ import { stricter, type PolicyDecision, type PolicyEvaluation, type PolicyRuleMa
 
 /**
  * What must happen before a command may run:
- * - `skip`: run without asking; `bypassSandbox` only when every segment matched an explicit allow rule;
+ * - `skip`: run without asking (the approval step is skipped, not the command; the value is Codex's
+ *   `ExecApprovalRequirement::Skip`, kept so that the two read alike); `bypassSandbox` only when every
+ *   segment matched an explicit allow rule;
  * - `needs_approval`: ask first (`reason` only when a rule asked for it);
  * - `forbidden`: never run.
  * `proposedAmendment` is the prefix an "always allow" answer would append to the user's rules.

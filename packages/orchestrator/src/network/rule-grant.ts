@@ -1,4 +1,3 @@
-import type { SandboxPolicy } from "@shellgate/sandbox";
 import type { Admission } from "../admission/assess.js";
 import type { HostGrant } from "./grants.js";
 
@@ -34,24 +33,4 @@ export function commandRuleGrant(admission: Pick<Admission, "details">): Command
     for (const host of shared) if (!hosts.has(host)) hosts.set(host, { host, origin: here.join(" and ") });
   }
   return sandbox === undefined ? undefined : { sandbox, hosts: [...hosts.values()], origins };
-}
-
-/**
- * The policy a rule-granted command runs under: the rule's mode, with the session's own roots and
- * denied reads where they apply, and never the network flag (its hosts go through the proxy). Only
- * for sessions whose policy confines commands; under full access or an outer sandbox the rule's
- * sandbox is not applied (there may be no backend to apply it with).
- */
-export function ruleSandboxPolicy(grant: CommandRuleGrant, session: SandboxPolicy): SandboxPolicy | undefined {
-  if (session.mode !== "read-only" && session.mode !== "workspace-write") return undefined;
-  if (grant.sandbox === "read-only") return { mode: "read-only", deniedReadPaths: [...session.deniedReadPaths] };
-  if (session.mode === "workspace-write") return { ...session, networkAccess: false };
-  return {
-    mode: "workspace-write",
-    writableRoots: [],
-    networkAccess: false,
-    excludeTmpdirEnvVar: false,
-    excludeSlashTmp: false,
-    deniedReadPaths: [...session.deniedReadPaths],
-  };
 }

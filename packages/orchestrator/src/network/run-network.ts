@@ -91,7 +91,7 @@ export async function startRunNetwork(
   let dir: string | undefined;
   if (run.transport === "unix-socket") dir = await fs.promises.mkdtemp(path.join(deps.socketRoot ?? (await pickSocketRoot(run.writableRoots ?? [])), "shellgate-net-"));
   const decide = async (request: ProxyRequest): Promise<ProxyVerdict> => {
-    const verdict = deps.hostPolicy.judge(request.host, run.commandGrants);
+    const verdict = deps.hostPolicy.decide(request.host, run.commandGrants);
     const rule = verdict.source.kind === "rule" ? { rule: { ...verdict.source.rule.source } } : {};
     // A host allowed by name goes wherever its resolver says (a VPN's fake-IP or documentation
     // range included); loopback and link-local only for a host the configuration names.
@@ -107,7 +107,7 @@ export async function startRunNetwork(
     if (event.decision !== "deny") return;
     const key = `${event.host}:${event.port}`;
     if (refused.has(key)) return;
-    const hint = event.cause === "private-address" ? addressGrantable(event, deps.hostPolicy.judge(event.host, run.commandGrants)) : grantable(deps.hostPolicy.judge(event.host, run.commandGrants));
+    const hint = event.cause === "private-address" ? addressGrantable(event, deps.hostPolicy.decide(event.host, run.commandGrants)) : grantable(deps.hostPolicy.decide(event.host, run.commandGrants));
     refused.set(key, {
       host: event.host,
       port: event.port,

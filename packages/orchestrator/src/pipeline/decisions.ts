@@ -2,37 +2,11 @@ import { statSync } from "node:fs";
 // `fs.promises` is read where it is used: importing node:fs/promises would load it on every CLI start.
 import fs from "node:fs";
 import os from "node:os";
-import type { DenialEvidence, DenialSignals, ExecEnv, SandboxDenial, SandboxPermissions, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
+import type { DenialEvidence, DenialSignals, ExecEnv, SandboxDenial, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
 import { computeWritableRoots, explainSandboxDenial, isLikelySandboxDenied } from "@shellgate/sandbox";
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
-import { fileSystemKind, hasDeniedReads, type ExecApprovalRequirement } from "../admission/requirement.js";
-import type { DecisionTrace } from "../events.js";
+import { hasDeniedReads } from "../admission/requirement.js";
 import type { ExecProbe } from "./types.js";
-
-/** How the first attempt relates to the sandbox policy. */
-export type SandboxOverride = DecisionTrace["sandboxOverride"];
-
-/**
- * Whether the first attempt runs outside the sandbox. Two things can lift it: explicit allow rules
- * for every segment (`skip` with `bypassSandbox`), or an escalation request that a person actually
- * approved in this call (or this session). Approval alone never does, and denied-read paths — which
- * only a sandbox can enforce — keep it on whatever was approved.
- */
-export function firstAttemptOverride(input: {
-  requirement: ExecApprovalRequirement;
-  permissions: SandboxPermissions;
-  approvedInCall: boolean;
-  sandboxPolicy: SandboxPolicy;
-  /** The command's own rules name a sandbox for it: it stays sandboxed where a rule would lift the sandbox. */
-  ruleSandbox?: boolean;
-}): SandboxOverride {
-  if (fileSystemKind(input.sandboxPolicy) !== "restricted") return "none";
-  if (input.ruleSandbox && !(input.permissions === "require_escalated" && input.approvedInCall)) return "rule_sandbox";
-  if (hasDeniedReads(input.sandboxPolicy)) return "none";
-  if (input.requirement.kind === "skip" && input.requirement.bypassSandbox) return "bypass_by_rule";
-  if (input.permissions === "require_escalated" && input.approvedInCall) return "escalation_approved";
-  return "none";
-}
 
 /**
  * Whether a likely sandbox denial may lead to asking for an unsandboxed retry. `never` cannot ask and

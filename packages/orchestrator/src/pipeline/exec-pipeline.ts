@@ -14,13 +14,12 @@ import { RepositoryWatch } from "./repository-watch.js";
 import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFoundError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
 import { askApproval, checkCancelled, forbiddingRule } from "./approval-step.js";
-import { explainAttempt, firstAttemptOverride, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON, verdictWithDenial } from "./decisions.js";
+import { explainAttempt, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON, verdictWithDenial } from "./decisions.js";
 import type { HostGrant } from "../network/grants.js";
-import { commandRuleGrant, ruleSandboxPolicy } from "../network/rule-grant.js";
+import { commandRuleGrant } from "../network/rule-grant.js";
+import { firstAttemptOverride, firstAttemptPolicy, ruleGrantSandboxPolicy, UNSANDBOXED_POLICY } from "./run-sandbox-policy.js";
 import { routeNetwork, withProxyCleanup } from "./network-step.js";
 import type { ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome, RunRepositoriesReport } from "./types.js";
-
-const FULL_ACCESS: SandboxPolicy = { mode: "danger-full-access" };
 
 /**
  * The safety half of a tool call: admission → approval (session cache or the integrator's handler) →
@@ -91,7 +90,7 @@ export class ExecPipeline {
     );
     // A rule that names its own sandbox keeps the command in that one, with the rule's hosts.
     const grant = commandRuleGrant(assessed);
-    const rulePolicy = grant ? ruleSandboxPolicy(grant, ctx.sandboxPolicy) : undefined;
+    const rulePolicy = grant ? ruleGrantSandboxPolicy(grant, ctx.sandboxPolicy) : undefined;
     const found = (): Promise<SandboxWrittenCode[]> => this.#sandboxWritten(request, assessed, sandboxWritableNow);
     const admission = await this.#guard(request, assessed, rulePolicy === undefined, found, sandboxWritableNow);
     if (admission.sandboxWritten?.kept) trace.sandboxKept = [...new Set(admission.sandboxWritten.found.map((f) => f.kind))];
@@ -129,7 +128,7 @@ export class ExecPipeline {
       ruleSandbox: rulePolicy !== undefined,
     });
     trace.sandboxOverride = override;
-    const firstPolicy = override === "none" ? ctx.sandboxPolicy : override === "rule_sandbox" && rulePolicy ? rulePolicy : FULL_ACCESS;
+    const firstPolicy = firstAttemptPolicy(override, ctx.sandboxPolicy, rulePolicy);
     const first = await this.#attempt(request, firstPolicy, launch, override === "rule_sandbox" ? (grant?.hosts ?? []) : []);
     trace.initialSandbox = first.env.sandboxType;
     trace.attempts = 1;
@@ -193,7 +192,7 @@ export class ExecPipeline {
       return { ...done(first.result, first.env, false, true), sandboxRetry: "declined" };
     }
     trace.reviewDecision = granted.decision;
-    const second = await this.#attempt(request, FULL_ACCESS, launch, []);
+    const second = await this.#attempt(request, UNSANDBOXED_POLICY, launch, []);
     trace.attempts = 2;
     if (!second.result.probe) {
       finish("running");
@@ -373,6 +372,6 @@ function hostAllowedIn(ctx: PipelineContext, commandGrants: readonly HostGrant[]
     } catch {
       return false;
     }
-    return policy.judge(name, commandGrants).decision === "allow";
+    return policy.decide(name, commandGrants).decision === "allow";
   };
 }

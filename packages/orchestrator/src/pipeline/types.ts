@@ -4,7 +4,7 @@ import type { Admission, AdmissionDeps } from "../admission/assess.js";
 import type { PolicyEvaluator } from "../admission/policy-types.js";
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
 import type { ApprovalCache } from "../approval/cache.js";
-import type { PolicyStore } from "../rules/rules-store.js";
+import type { PolicyStore } from "../rules/policy-store.js";
 import type { ApprovalHandler } from "../approval/types.js";
 import type { SandboxRetryStatus } from "../approval/retry-message.js";
 import type { DecisionTrace, EventBus } from "../events.js";

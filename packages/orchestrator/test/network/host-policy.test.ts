@@ -5,38 +5,44 @@ const at = (line: number) => ({ file: "/rules/net.rules", line, column: 1 });
 const rule = (host: string, decision: HostRule["decision"], line: number): HostRule => ({ host, protocol: "https", decision, source: at(line) });
 const grants = (allow: string[] = [], deny: string[] = []) => normalizeGrants(NetworkGrantsSchema.parse({ allow, deny }), "--allow-domain");
 
-describe("NetworkHostPolicy.judge", () => {
+describe("NetworkHostPolicy.decide", () => {
   it("forbidden rules beat every grant, deny lists beat allow rules, and the default is deny", () => {
     const rules = [rule("evil.test", "forbidden", 1), rule("both.test", "allow", 2), rule("ask.test", "prompt", 3)];
     const policy = new NetworkHostPolicy(() => ({ networkRules: rules }), grants(["evil.test", "granted.test"], ["both.test"]));
-    expect(policy.judge("evil.test")).toMatchObject({ decision: "deny", source: { kind: "rule" } });
-    expect(policy.judge("both.test")).toMatchObject({ decision: "deny", source: { kind: "deny-list", origin: "--allow-domain" } });
-    expect(policy.judge("granted.test")).toMatchObject({ decision: "allow", source: { kind: "grant" }, explicit: true });
-    expect(policy.judge("ask.test")).toMatchObject({ decision: "prompt", explicit: false });
-    expect(policy.judge("other.test")).toEqual({ host: "other.test", decision: "deny", source: { kind: "default" }, explicit: false });
+    expect(policy.decide("evil.test")).toMatchObject({ decision: "deny", source: { kind: "rule" } });
+    expect(policy.decide("both.test")).toMatchObject({ decision: "deny", source: { kind: "deny-list", origin: "--allow-domain" } });
+    expect(policy.decide("granted.test")).toMatchObject({ decision: "allow", source: { kind: "grant" }, explicit: true });
+    expect(policy.decide("ask.test")).toMatchObject({ decision: "prompt", explicit: false });
+    expect(policy.decide("other.test")).toEqual({ host: "other.test", decision: "deny", source: { kind: "default" }, explicit: false });
+  });
+
+  it("judge, its deprecated name, gives the same verdicts", () => {
+    const rules = [rule("evil.test", "forbidden", 1), rule("ask.test", "prompt", 2)];
+    const policy = new NetworkHostPolicy(() => ({ networkRules: rules }), grants(["granted.test"]));
+    for (const host of ["evil.test", "ask.test", "granted.test", "other.test"]) expect(policy.judge(host)).toEqual(policy.decide(host));
   });
 
   it("the last network_rule naming a host decides among the rules (Codex's compiled lists), whatever its protocol", () => {
     const rules = [rule("flip.test", "forbidden", 1), { ...rule("flip.test", "allow", 2), protocol: "socks5_tcp" }, rule("flop.test", "allow", 3), rule("flop.test", "forbidden", 4)];
     const policy = new NetworkHostPolicy(() => ({ networkRules: rules }), grants());
-    expect(policy.judge("flip.test")).toMatchObject({ decision: "allow", source: { kind: "rule", rule: { source: at(2) } } });
-    expect(policy.judge("flop.test")).toMatchObject({ decision: "deny", source: { kind: "rule", rule: { source: at(4) } } });
+    expect(policy.decide("flip.test")).toMatchObject({ decision: "allow", source: { kind: "rule", rule: { source: at(2) } } });
+    expect(policy.decide("flop.test")).toMatchObject({ decision: "deny", source: { kind: "rule", rule: { source: at(4) } } });
   });
 
   it("a command's own rule hosts allow only for that command, and never over a forbidden rule", () => {
     const policy = new NetworkHostPolicy(() => ({ networkRules: [rule("evil.test", "forbidden", 1)] }), grants());
     const mine = [{ host: "registry.test", origin: "the rule at f:1:1" }, { host: "evil.test", origin: "the rule at f:1:1" }];
-    expect(policy.judge("registry.test", mine)).toMatchObject({ decision: "allow", source: { kind: "command-rule" }, explicit: true });
-    expect(policy.judge("registry.test")).toMatchObject({ decision: "deny" });
-    expect(policy.judge("evil.test", mine)).toMatchObject({ decision: "deny", source: { kind: "rule" } });
+    expect(policy.decide("registry.test", mine)).toMatchObject({ decision: "allow", source: { kind: "command-rule" }, explicit: true });
+    expect(policy.decide("registry.test")).toMatchObject({ decision: "deny" });
+    expect(policy.decide("evil.test", mine)).toMatchObject({ decision: "deny", source: { kind: "rule" } });
   });
 
   it("reads the rules on every decision, so an amended rules file counts at once", () => {
     let rules: HostRule[] = [];
     const policy = new NetworkHostPolicy(() => ({ networkRules: rules }), grants());
-    expect(policy.judge("late.test").decision).toBe("deny");
+    expect(policy.decide("late.test").decision).toBe("deny");
     rules = [rule("late.test", "allow", 9)];
-    expect(policy.judge("late.test").decision).toBe("allow");
+    expect(policy.decide("late.test").decision).toBe("allow");
   });
 
   it("is active only when something could let a host through", () => {

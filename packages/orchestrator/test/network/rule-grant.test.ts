@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandRuleGrant, ruleSandboxPolicy, type PolicyRuleMatch, type SegmentDetail } from "../support/internals.js";
+import { commandRuleGrant, type PolicyRuleMatch, type SegmentDetail } from "../support/internals.js";
 
 const match = (line: number, decision: PolicyRuleMatch["decision"], extra: Partial<PolicyRuleMatch> = {}): PolicyRuleMatch => ({
   kind: "prefix", matchedPrefix: ["npm"], decision, source: { file: "/r.rules", line, column: 1 }, ...extra,
@@ -35,18 +35,5 @@ describe("commandRuleGrant", () => {
     });
     expect(grant?.hosts.map((h) => h.host)).toEqual(["registry.npmjs.org", "pypi.org"]);
     expect(grant?.sandbox).toBe("workspace-write");
-  });
-});
-
-describe("ruleSandboxPolicy", () => {
-  const grant = { sandbox: "workspace-write" as const, hosts: [], origins: [] };
-  it("keeps the session's roots and denied reads, and never the network flag", () => {
-    const session = { mode: "workspace-write" as const, writableRoots: ["/extra"], networkAccess: true, excludeTmpdirEnvVar: true, excludeSlashTmp: false, deniedReadPaths: ["/secret"] };
-    expect(ruleSandboxPolicy(grant, session)).toEqual({ ...session, networkAccess: false });
-    expect(ruleSandboxPolicy({ ...grant, sandbox: "read-only" }, session)).toEqual({ mode: "read-only", deniedReadPaths: ["/secret"] });
-  });
-  it("is not applied where the session confines nothing", () => {
-    expect(ruleSandboxPolicy(grant, { mode: "danger-full-access" })).toBeUndefined();
-    expect(ruleSandboxPolicy(grant, { mode: "external-sandbox", networkAccess: false })).toBeUndefined();
   });
 });

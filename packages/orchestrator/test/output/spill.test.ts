@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { skipUnless } from "@shellgate/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { countLines, describeSpill, formatByteSize, Orchestrator, OrchestratorConfigError, OutputSpill, OutputTally, spillMarker } from "../support/internals.js";
 
@@ -143,7 +144,7 @@ describe("SpillStream", () => {
     expect((await readFile(summary.path as string)).byteLength).toBe(0);
   });
 
-  it.skipIf(!canMountTmpfs)("a full disk (a 64 KiB tmpfs): saving stops at an exact prefix and the note names ENOSPC", async () => {
+  skipUnless(canMountTmpfs ? undefined : "mounting a tmpfs needs root on Linux").it("a full disk (a 64 KiB tmpfs): saving stops at an exact prefix and the note names ENOSPC", async () => {
     const dir = await scratch();
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", dir]);
     try {

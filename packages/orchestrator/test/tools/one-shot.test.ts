@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { skipUnless } from "@shellgate/test-support";
+import { afterAll, expect, it } from "vitest";
 import { MAX_OUTPUT_DELTAS_PER_CALL } from "../support/internals.js";
 import { cleanupAll, orchestrator, workspace } from "../support/orchestrator-helpers.js";
 
@@ -26,7 +27,7 @@ const PRODUCER = [
 ].join("\n");
 const LINE = 7;
 
-describe.skipIf(!existsSync(PYTHON))("one-shot output past the delta cap", () => {
+skipUnless(existsSync(PYTHON) ? undefined : `no ${PYTHON}`).describe("one-shot output past the delta cap", () => {
   it("events stop at the cap and say so; the onOutput sink receives every byte; the exit code is kept", async () => {
     const ws = await workspace();
     const { orch, events } = orchestrator(ws);

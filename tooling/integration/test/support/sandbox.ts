@@ -7,7 +7,8 @@ import { Orchestrator } from "@shellgate/orchestrator";
 import type { ApprovalHandler, ApprovalRequest, OrchestratorOptions, ReviewDecision, ToolResponse } from "@shellgate/orchestrator";
 import { SandboxManager } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend } from "@shellgate/sandbox-linux";
-import { describe, it } from "vitest";
+import { failInCi, isCi, skipUnless } from "@shellgate/test-support";
+import { describe } from "vitest";
 
 /** Whether the real Linux sandbox runs here, with the isolation it gives or the reason it cannot. */
 export interface SandboxAvailability {
@@ -15,7 +16,6 @@ export interface SandboxAvailability {
   reason: string;
 }
 
-const isCI = process.env["CI"] === "true";
 let probed: Promise<SandboxAvailability> | undefined;
 
 /** Probe the Linux backend once per test file (the first caller pays for the probe). */
@@ -43,15 +43,12 @@ export function describeWithSandbox(
   extra: { ok: boolean; reason: string } = { ok: true, reason: "" },
 ): void {
   const missing = !availability.available ? availability.reason : !extra.ok ? extra.reason : undefined;
-  if (missing !== undefined && isCI) {
-    describe(title, () => {
-      it("has the real sandbox it needs (CI=true: a missing one fails, never skips)", () => {
-        throw new Error(`the real Linux sandbox suite cannot run here: ${missing}`);
-      });
-    });
+  if (missing !== undefined && isCi()) {
+    describe(title, () => void failInCi(missing, "has the real sandbox it needs (CI=true: a missing one fails, never skips)"));
     return;
   }
-  describe.skipIf(missing !== undefined)(`${title} (${missing === undefined ? availability.reason : `skipped: ${missing}`})`, body);
+  // Run, the title names the isolation it ran with; skipped, skipUnless names the reason.
+  skipUnless(missing).describe(missing === undefined ? `${title} (${availability.reason})` : title, body);
 }
 
 /** The Linux backend as the integration tests register it. */

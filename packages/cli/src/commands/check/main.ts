@@ -179,7 +179,7 @@ function judgeHost(host: string, config: EffectiveConfig, store: PolicyStore, gr
     throw new UsageError(`--host ${hostProblem(host, error)}`, { cause: error });
   }
   const policy = new NetworkHostPolicy(() => store.policy ?? {}, config.network);
-  const verdict = policy.judge(normalized, grant?.hosts ?? []);
+  const verdict = policy.decide(normalized, grant?.hosts ?? []);
   const src = verdict.source;
   const source: HostCheckJson["source"] =
     src.kind === "rule"

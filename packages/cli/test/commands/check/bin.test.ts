@@ -2,9 +2,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type Sandbox } from "../../helpers.js";
+import { makeScratch, runBin, type Scratch } from "../../helpers.js";
 
-let s: Sandbox;
+let s: Scratch;
 let rules: string;
 beforeAll(() => {
   s = makeScratch();

@@ -3,10 +3,10 @@
 // resolves to. Every run is in a network namespace of its own with its own /etc/hosts: no lookup
 // leaves the machine.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeScratch, netnsSkip, runBinInNetns, type Sandbox } from "../../helpers.js";
+import { makeScratch, netnsSkip, runBinInNetns, type Scratch } from "../../helpers.js";
 
 const skip = netnsSkip();
-let s: Sandbox;
+let s: Scratch;
 let rules: string;
 beforeAll(() => {
   s = makeScratch();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DoctorReport } from "../../../src/commands/doctor/report.js";
-import { makeScratch, runBin, type Sandbox, realSandboxSkip } from "../../helpers.js";
+import { makeScratch, runBin, type Scratch, realSandboxSkip } from "../../helpers.js";
 
-let s: Sandbox;
+let s: Scratch;
 beforeAll(() => {
   s = makeScratch();
 });

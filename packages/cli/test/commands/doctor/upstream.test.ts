@@ -2,9 +2,9 @@
 // password hidden; one it cannot use is a problem when domains are granted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DoctorReport } from "../../../src/commands/doctor/report.js";
-import { makeScratch, runBin, type Sandbox } from "../../helpers.js";
+import { makeScratch, runBin, type Scratch } from "../../helpers.js";
 
-let s: Sandbox;
+let s: Scratch;
 beforeAll(() => {
   s = makeScratch();
 });

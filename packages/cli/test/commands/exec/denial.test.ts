@@ -3,13 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type RunResult, type Sandbox, realSandboxSkip } from "../../helpers.js";
+import { makeScratch, runBin, type RunResult, type Scratch, realSandboxSkip } from "../../helpers.js";
 
 // The real sandbox through the built bin: each explained denial is checked against a control run
 // that applies the suggested way out (or runs unsandboxed), so the suggestion is shown to work.
 
-let s: Sandbox;
+let s: Scratch;
 let outside: string;
 let server: http.Server;
 let port = 0;
@@ -201,7 +202,7 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     expect(spawnSync("git", ["-C", repo, "log", "--format=%s"], { encoding: "utf8" }).stdout).toBe("from shellgate\n");
   });
 
-  it.skipIf(!existsSync("/usr/bin/curl"))("curl to the host's loopback with the network off suggests --network on (not a domain grant), which works", async () => {
+  skipUnless(existsSync("/usr/bin/curl") ? undefined : "no /usr/bin/curl").it("curl to the host's loopback with the network off suggests --network on (not a domain grant), which works", async () => {
     const url = `http://127.0.0.1:${port}/`;
     const denied = await exec(["--", "curl", "-sS", url]);
     expect(denied.code).toBe(7);
@@ -266,7 +267,7 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     expect(control.status).toBe(0);
   });
 
-  it.skipIf(!existsSync("/usr/bin/python3"))("a raw Python socket refused with EPERM is the network being off; with --network on it connects", async () => {
+  skipUnless(existsSync("/usr/bin/python3") ? undefined : "no /usr/bin/python3").it("a raw Python socket refused with EPERM is the network being off; with --network on it connects", async () => {
     const script = `import socket; socket.create_connection(("127.0.0.1", ${port}), timeout=5).close(); print("connected")`;
     const denied = await exec(["--", "/usr/bin/python3", "-c", script]);
     expect(denied.code).toBe(1);

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, eventually, makeScratch, runBin, type Sandbox, realSandboxSkip } from "../../helpers.js";
+import { BIN, eventually, makeScratch, runBin, type Scratch, realSandboxSkip } from "../../helpers.js";
 
 const skip = await realSandboxSkip();
 
@@ -14,7 +14,7 @@ function safeRead(file: string): string {
   }
 }
 
-let s: Sandbox;
+let s: Scratch;
 let rules: string;
 
 beforeAll(() => {

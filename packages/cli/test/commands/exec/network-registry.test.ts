@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeScratch, netnsSkip, realSandboxSkip, runBinInNetns, type Sandbox } from "../../helpers.js";
+import { makeScratch, netnsSkip, realSandboxSkip, runBinInNetns, type Scratch } from "../../helpers.js";
 
 const sandboxSkip = await realSandboxSkip();
 const skip = sandboxSkip ?? netnsSkip(true) ?? (spawnable("npm") ? undefined : "npm is not installed");
@@ -24,7 +24,7 @@ function spawnable(program: string): boolean {
 
 const ADDRESS = "203.0.113.80";
 const PROXY_ADDRESS = "198.18.0.10";
-let s: Sandbox;
+let s: Scratch;
 let server: string;
 let proxyServer: string;
 

@@ -5,11 +5,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeScratch, realSandboxSkip, runBin, type Sandbox } from "../../helpers.js";
+import { makeScratch, realSandboxSkip, runBin, type Scratch } from "../../helpers.js";
 
 const skip = await realSandboxSkip();
 const execFileAsync = promisify(execFile);
-let s: Sandbox;
+let s: Scratch;
 let server: http.Server;
 let port = 0;
 

@@ -2,12 +2,13 @@ import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { MAX_OUTPUT_DELTAS_PER_CALL, Orchestrator } from "@shellgate/orchestrator";
 import { spawnPty } from "@shellgate/pty";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, makeScratch, runBin, type Sandbox } from "../../helpers.js";
+import { BIN, makeScratch, runBin, type Scratch } from "../../helpers.js";
 
 const PYTHON = "/usr/bin/python3";
 
-let s: Sandbox;
+let s: Scratch;
 beforeAll(() => {
   s = makeScratch();
 });
@@ -34,7 +35,7 @@ const PRODUCER = [
   "raise SystemExit(3)",
 ].join("\n");
 
-describe.skipIf(!existsSync(PYTHON))("shellgate exec streams all output (issue 11 item 13)", () => {
+skipUnless(existsSync(PYTHON) ? undefined : `no ${PYTHON}`).describe("shellgate exec streams all output (issue 11 item 13)", () => {
   it("an output of far more than 10 000 chunks arrives complete, with its exit code", async () => {
     const r = await exec("--", PYTHON, "-c", PRODUCER);
     expect(r.stderr).toBe("done\n");

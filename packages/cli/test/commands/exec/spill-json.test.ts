@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeScratch, runBin, type Sandbox } from "../../helpers.js";
+import { makeScratch, runBin, type Scratch } from "../../helpers.js";
 
-let s: Sandbox;
+let s: Scratch;
 beforeAll(() => {
   s = makeScratch();
 });

@@ -4,9 +4,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, BIN, eventually, makeScratch, runBin, type Sandbox } from "../../helpers.js";
+import { alive, BIN, eventually, makeScratch, runBin, type Scratch } from "../../helpers.js";
 
-let s: Sandbox;
+let s: Scratch;
 let rules: string;
 beforeAll(() => {
   s = makeScratch();

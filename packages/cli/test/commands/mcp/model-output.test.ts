@@ -8,10 +8,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, makeScratch, type Sandbox, realSandboxSkip } from "../../helpers.js";
+import { BIN, makeScratch, type Scratch, realSandboxSkip } from "../../helpers.js";
 
 
-let s: Sandbox;
+let s: Scratch;
 let outside: string;
 beforeAll(() => {
   s = makeScratch();

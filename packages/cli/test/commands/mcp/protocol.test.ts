@@ -13,9 +13,9 @@ import {
   type LoggingMessageNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, eventually, makeScratch, runBin, type Sandbox } from "../../helpers.js";
+import { BIN, eventually, makeScratch, runBin, type Scratch } from "../../helpers.js";
 
-let s: Sandbox;
+let s: Scratch;
 let rules: string;
 beforeAll(() => {
   s = makeScratch();

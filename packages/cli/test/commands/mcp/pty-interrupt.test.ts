@@ -6,10 +6,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, BIN, eventually, makeScratch, type Sandbox, realSandboxSkip } from "../../helpers.js";
+import { alive, BIN, eventually, makeScratch, type Scratch, realSandboxSkip } from "../../helpers.js";
 
 const skip = await realSandboxSkip();
-let s: Sandbox;
+let s: Scratch;
 beforeAll(() => {
   s = makeScratch();
 });

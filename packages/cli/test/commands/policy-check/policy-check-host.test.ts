@@ -4,12 +4,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { skipUnless } from "@shellgate/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePolicyCheckArgs, UsageError } from "../../../src/commands/policy-check/args.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/policy-check.js", import.meta.url));
 const SHELLGATE = fileURLToPath(new URL("../../../bin/shellgate.js", import.meta.url));
 const built = existsSync(BIN) && existsSync(fileURLToPath(new URL("../../../dist/commands/policy-check/index.js", import.meta.url)));
+const notBuilt = built ? undefined : "the CLI is not built (npm run build -w @shellgate/cli)";
 
 let dir: string;
 let rules: string;
@@ -66,7 +68,7 @@ describe("parsePolicyCheckArgs --host", () => {
   });
 });
 
-describe.skipIf(!built)("policy-check --host through the built bin", () => {
+skipUnless(notBuilt).describe("policy-check --host through the built bin", () => {
   it("prints the host, normalised, with the last network_rule naming it", async () => {
     const r = await run(BIN, ["--rules", rules, "--host", "Example.COM."]);
     expect(r).toEqual({ code: 0, stderr: "", stdout: `{"host":"example.com","decision":"allow","rule":{"file":${JSON.stringify(rules)},"line":2,"column":1,"protocol":"https"}}\n` });
@@ -136,7 +138,7 @@ describe.skipIf(!built)("policy-check --host through the built bin", () => {
   });
 });
 
-describe.skipIf(!built)("policy-check and prefix_rule(sandbox=, network=) (shellgate extension)", () => {
+skipUnless(notBuilt).describe("policy-check and prefix_rule(sandbox=, network=) (shellgate extension)", () => {
   it("adds sandbox and network to the match in the JSON and names the grant in --explain", async () => {
     const file = join(dir, "sandboxed.rules");
     await writeFile(file, 'prefix_rule(pattern=["npm", "ci"], sandbox="workspace-write", network=["Registry.npmjs.org"])\nprefix_rule(pattern=["npm"])\n');

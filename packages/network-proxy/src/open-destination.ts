@@ -9,7 +9,7 @@ import type { Refusal } from "./refusal.js";
 import type { NetworkRequestEvent, ProxyDecide, ProxyProtocol, ProxyResolver, ProxyVerdict } from "./types.js";
 
 /** What admitting a request needs from the running proxy. */
-export interface AdmissionContext {
+export interface DestinationContext {
   decide: ProxyDecide;
   resolver: ProxyResolver;
   connectTimeoutMs: number;
@@ -24,7 +24,7 @@ export interface AdmissionContext {
 }
 
 /** A request's outcome: a connected, checked destination socket, or the refusal to show. Either way the event to report. */
-export type Admission =
+export type OpenedDestination =
   | {
       ok: true;
       socket: Socket;
@@ -40,7 +40,7 @@ export type Admission =
  * and the socket handed back is connected to a checked address, so no library resolves the name
  * again behind the check (DNS rebinding).
  */
-export async function admit(protocol: ProxyProtocol, rawHost: string, port: number, ctx: AdmissionContext): Promise<Admission> {
+export async function openDestination(protocol: ProxyProtocol, rawHost: string, port: number, ctx: DestinationContext): Promise<OpenedDestination> {
   let host: string;
   try {
     host = normalizeRequestHost(rawHost);
@@ -118,9 +118,9 @@ async function throughUpstream(
   verdict: ProxyVerdict,
   via: UpstreamProxy,
   addresses: readonly string[],
-  ctx: AdmissionContext,
+  ctx: DestinationContext,
   extra: { hint?: string; rule?: NetworkRequestEvent["rule"] },
-): Promise<Admission> {
+): Promise<OpenedDestination> {
   const cause = verdict.rule ? "rule" : "default";
   const mode = base.protocol === "http" && via.protocol === "http" ? "forward" : "tunnel";
   const address = addresses[0];
@@ -139,9 +139,9 @@ async function throughUpstream(
     return { ok: true, socket, event, ...(mode === "forward" ? { forward: { ...(authorization ? { authorization } : {}) } } : {}) };
   } catch (error) {
     if (ctx.signal.aborted) return refuse(base, "stopped", "the proxy is stopping");
-    const admission = refuse(base, "upstream-failed", `cannot connect to ${formatHostPort(base.host, base.port)} through the upstream proxy ${via.shown} from ${via.variable} (${error instanceof Error && !("code" in error && typeof error.code === "string" && /^E[A-Z]+$/u.test(error.code)) ? error.message : errorCode(error)})`, extra);
-    admission.event.upstream = via.shown;
-    return admission;
+    const refused = refuse(base, "upstream-failed", `cannot connect to ${formatHostPort(base.host, base.port)} through the upstream proxy ${via.shown} from ${via.variable} (${error instanceof Error && !("code" in error && typeof error.code === "string" && /^E[A-Z]+$/u.test(error.code)) ? error.message : errorCode(error)})`, extra);
+    refused.event.upstream = via.shown;
+    return refused;
   }
 }
 
@@ -150,7 +150,7 @@ function refuse(
   cause: Refusal["cause"],
   reason: string,
   extra: { hint?: string; rule?: NetworkRequestEvent["rule"]; address?: string; refusedBy?: NetworkRequestEvent["refusedBy"] } = {},
-): Admission {
+): OpenedDestination {
   const { hint, ...rest } = extra;
   return {
     ok: false,
