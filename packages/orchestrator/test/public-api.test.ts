@@ -18,7 +18,7 @@ function exportedNames(file: string): string[] {
 }
 
 const ROOT = [
-    "APPROVAL_POLICIES", "AbortedError", "AmendmentCandidates", "AmendmentPrefixChoice", "AnthropicTool", "ApprovalCache", "ApprovalHandler", "ApprovalPolicy",
+    "APPROVAL_POLICIES", "AbortedError", "AmendmentCandidates", "AmendmentOfferInput", "AmendmentPrefixChoice", "AnthropicTool", "ApprovalCache", "ApprovalHandler", "ApprovalPolicy",
     "ApprovalPolicySchema", "ApprovalReason", "ApprovalReasonKind", "ApprovalReasonRule", "ApprovalRequest",
     "ApprovalResponse", "ApprovalResponseSchema", "ApprovalUnavailableError", "CancelledError",
     "CommandNotFoundError", "CommandRuleGrant", "CommandTimeoutError", "DEFAULT_SPILL_LIMIT_BYTES",
@@ -41,7 +41,7 @@ const ROOT = [
     "ToolDefinitionFormatSchema", "ToolHandler", "ToolOutput", "ToolPayload", "ToolPayloadSchema", "ToolRegistry",
     "ToolResponse", "TraceOutcome", "UnfitDirectoryError", "UnifiedExecManager", "UnknownSessionError", "UnknownToolError",
     "WorkspaceChangedError", "WorkspaceIdentity", "WritableRootChangedError", "WritableRootIdentity",
-    "WriteStdinArgs", "WriteStdinArgsSchema", "amendmentCandidates", "amendmentPrefixChoice", "checkPrivateDirSync", "commandRuleGrant", "defaultProtectedPaths", "defaultSpillDir",
+    "WriteStdinArgs", "WriteStdinArgsSchema", "amendmentCandidates", "amendmentOffer", "checkPrivateDirSync", "commandRuleGrant", "defaultProtectedPaths", "defaultSpillDir",
     "describeEnvDropReason", "describeVerdictSource", "escapeForDisplay", "explainEnvScrub", "filterTerminalOutput",
     "hasHiddenCharacters", "personPrefixLength", "sandboxRetryMessage", "sessionProcessFromHandle", "spillMarker", "toAnthropicToolResult",
     "toMcpCallToolResult", "toOpenAIFunctionCallOutput",
