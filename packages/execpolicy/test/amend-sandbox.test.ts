@@ -55,7 +55,7 @@ describe("appendAllowPrefixRule with a sandbox (allow, sandboxed)", () => {
   });
 });
 
-describe("appendNetworkRule (spec §7.2)", () => {
+describe("appendNetworkRule", () => {
   it("writes the spec's exact lines, forbidden as deny, without de-duplicating", async () => {
     const file = join(dir, "net.rules");
     await writeFile(file, "# net");

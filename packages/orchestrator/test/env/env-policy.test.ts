@@ -80,7 +80,7 @@ describe("buildCommandEnv", () => {
   });
 });
 
-/** The secrets of issue 11 item 11, each in an ordinary name the first scrub let through. */
+/** Secrets in ordinary names (no KEY/TOKEN/SECRET in the name), each one a name-based scrub would let through. */
 const LEAKED = {
   DATABASE_URL: "postgres://app:hunter2@db.internal:5432/app",
   REDIS_URL: "redis://:s3cret@cache:6379/0",
@@ -105,7 +105,7 @@ const ORDINARY = {
   DISPLAY: ":0",
 };
 
-describe("the default scrub of secrets in ordinary names (issue 11 item 11)", () => {
+describe("the default scrub of secrets in ordinary names", () => {
   it("control: with ignoreDefaultExcludes every one of them reaches the command", () => {
     const env = buildCommandEnv({ ignoreDefaultExcludes: true }, { ...LEAKED, ...ORDINARY }, { platform: "linux" });
     expect(env).toEqual({ ...LEAKED, ...ORDINARY });

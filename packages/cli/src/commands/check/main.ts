@@ -401,7 +401,7 @@ function amendmentFor(admission: Admission, config: Pick<EffectiveConfig, "userR
   return offer;
 }
 
-/** The JSON form: the issue's object, plus `split`, `unmatched` and (when any) the inert `networkRules`. */
+/** The JSON form: the requirement, its reason and amendment, segments and matched rules, plus `split`, `unmatched` and (when any) the inert `networkRules`. */
 export function toJson(
   admission: Admission,
   config: Pick<EffectiveConfig, "userRulesFile">,
@@ -426,7 +426,7 @@ export function toJson(
   const written = admission.sandboxWritten;
   if (written?.kept) out.sandboxKept = { reason: sandboxKeptReason(argv, written.found), found: written.found };
   if (workspaceCode.length > 0) out.workspaceCode = [...workspaceCode];
-  // Keep the issue's key order: requirement, bypassSandbox, reason, proposedAmendment, segments, matchedRules.
+  // Integrators read the keys in this order (stable JSON): requirement, bypassSandbox, reason, proposedAmendment, segments, matchedRules.
   const { requirement, bypassSandbox, reason, proposedAmendment, amendmentChoices, ...rest } = out;
   return {
     requirement,

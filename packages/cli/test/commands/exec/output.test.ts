@@ -34,7 +34,7 @@ const PRODUCER = [
   "raise SystemExit(3)",
 ].join("\n");
 
-describe.skipIf(!existsSync(PYTHON))("shellgate exec streams all output (issue 11 item 13)", () => {
+describe.skipIf(!existsSync(PYTHON))("shellgate exec streams all output", () => {
   it("an output of far more than 10 000 chunks arrives complete, with its exit code", async () => {
     const r = await exec("--", PYTHON, "-c", PRODUCER);
     expect(r.stderr).toBe("done\n");
@@ -68,7 +68,7 @@ describe.skipIf(!existsSync(PYTHON))("shellgate exec streams all output (issue 1
   }, 120_000);
 });
 
-describe("shellgate exec --json stays bounded (issue 11 item 13)", () => {
+describe("shellgate exec --json stays bounded", () => {
   it("a 50 MB output gives a JSON of about 1 MiB and a 0600 file holding all of it", async () => {
     const size = 50_000_000;
     const r = await exec("--json", "--", "bash", "-c", `head -c ${size} /dev/zero | tr '\\0' a; echo tail-end; echo err >&2; exit 5`);
@@ -112,7 +112,7 @@ describe("shellgate exec --json stays bounded (issue 11 item 13)", () => {
 const HOSTILE =
   "A\u001b]52;c;cm0gLXJmIH4K\u0007B\u001b]8;;https://evil.example/\u001b\\link\u001b]8;;\u001b\\C\u001b]0;owned\u0007D\u001bP+q544e\u001b\\E\u001b[6nF\u001b[31mred\u001b[0m\n";
 
-describe("terminal escape sequences in a command's output (issue 11 item 13)", () => {
+describe("terminal escape sequences in a command's output", () => {
   const printer = ["node", "-e", `process.stdout.write(${JSON.stringify(HOSTILE)}); process.stderr.write(${JSON.stringify(HOSTILE)})`];
 
   it("control: piped, the output arrives byte for byte, sequences included", async () => {
