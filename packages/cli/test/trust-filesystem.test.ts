@@ -1,4 +1,4 @@
-// Issue 11 through the committed bins: a first `shellgate exec` / `shellgate sandbox` call makes an
+// Attacks on the filesystem view through the committed bins: a first `shellgate exec` / `shellgate sandbox` call makes an
 // attack on the filesystem view, a second call shows that nothing was widened. Each control makes
 // the same attack without the sandbox and shows the second call *would* be widened.
 import { spawnSync } from "node:child_process";
