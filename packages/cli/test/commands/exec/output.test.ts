@@ -19,8 +19,8 @@ const LINES = 200_000;
 const LINE = 7;
 /**
  * LINES one-write lines through a stdout whose send buffer is shrunk to the minimum, so they reach
- * shellgate in far more than MAX_OUTPUT_DELTAS_PER_CALL reads (the cap that used to end the stream
- * early with exit 0); exits 3.
+ * shellgate in far more than MAX_OUTPUT_DELTAS_PER_CALL reads (a per-call cap on reads must
+ * not end the stream early); exits 3.
  */
 const PRODUCER = [
   "import os, socket, sys",
