@@ -18,8 +18,8 @@ const LEAKED: Record<string, string> = {
   REDIS_URL: "redis://:s3cret@cache:6379/0",
   MYSQL_PWD: "mysql-pw-value",
   GH_PAT: "ghp_0123456789abcdef",
-  SENTRY_DSN: "https://abc123@o1.ingest.sentry.io/42",
-  SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T0/B0/XYZ",
+  SENTRY_DSN: "https://abc123@o1.ingest.errors.example.com/42",
+  SLACK_WEBHOOK_URL: "https://hooks.chat.example.com/services/T0/B0/XYZ",
   DOCKER_AUTH_CONFIG: '{"auths":{"r":{"auth":"dXNlcjpwYXNz"}}}',
   CI_JOB_JWT: "eyJhbGciOi.eyJzdWIi.sig",
 };
