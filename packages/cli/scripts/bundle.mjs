@@ -1,5 +1,5 @@
 // Bundles the two CLI entry points (after `tsc -b`) into dist/bundle/ so that start-up loads a few
-// files instead of ~280 modules (most of the cost of `shellgate sandbox` / `policy-check` used to be
+// files instead of ~280 modules (without it, most of the cost of `shellgate sandbox` / `policy-check` is
 // module resolution and loading). `shellgate` is one CommonJS file run through V8's code cache (see
 // below); `policy-check` is built apart, as CommonJS files of its own. Behaviour is the same as running
 // dist/bin/*.js directly:

@@ -142,7 +142,7 @@ async function rendered(bytes: string): Promise<string> {
   return text;
 }
 
-describe("the approval prompt cannot be spoofed with control characters (issue 11 item 9)", () => {
+describe("the approval prompt cannot be spoofed with control characters", () => {
   // Shown unescaped, the carriage return and erase-line leave only `ls -la` on the command line.
   const script = "touch spoofed.txt #\r\u001b[2K\u001b[1Als -la";
 

@@ -95,7 +95,7 @@ async function onScreen(text: string): Promise<string> {
   return seen;
 }
 
-/** The spoof of issue 11 item 9: the prompt shows `ls -la`, `y` runs `rm -rf`. */
+/** A spoof: the prompt shows `ls -la`, `y` runs `rm -rf`. */
 const SPOOF: PromptRequest = {
   argv: ["sh", "-c", "rm -rf ~/important #\r\u001b[2Kls -la"],
   cwd: "/work/\u001b[2Kproject",

@@ -1,5 +1,5 @@
 // End to end through the committed bins: a sandboxed command must not be able to widen a later run
-// through configuration (issue 11, items 1 and 14). Every attack has an unsandboxed control showing
+// through configuration. Every attack has an unsandboxed control showing
 // the same action works when nothing stops it. HOME and XDG_CONFIG_HOME point into a scratch
 // directory, so the real user configuration is never read or touched.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

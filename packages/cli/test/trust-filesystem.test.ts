@@ -1,4 +1,4 @@
-// Issue 11 through the committed bins: a first `shellgate exec` / `shellgate sandbox` call makes an
+// Attacks on the filesystem view through the committed bins: a first `shellgate exec` / `shellgate sandbox` call makes an
 // attack on the filesystem view, a second call shows that nothing was widened. Each control makes
 // the same attack without the sandbox and shows the second call *would* be widened.
 import { spawnSync } from "node:child_process";
@@ -46,7 +46,7 @@ const host = (script: string, cwd: string, env: Record<string, string>) => spawn
 describe.skipIf(skip !== undefined)(`the filesystem view through the CLI${skip ? ` (skipped: ${skip})` : ""}`, () => {
   afterAll(() => created.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-  describe("item 2: a workspace inside the (writable) temp directory cannot be renamed away", () => {
+  describe("a workspace inside the (writable) temp directory cannot be renamed away", () => {
     /** TMPDIR/project is the workspace; `outside` is where the renamed name would lead. */
     function layout() {
       const tmp = scratch("tmpdir");
@@ -116,7 +116,7 @@ describe.skipIf(skip !== undefined)(`the filesystem view through the CLI${skip ?
     });
   });
 
-  describe("item 5: rules, rules directories and the policy cache deep inside the workspace", () => {
+  describe("rules, rules directories and the policy cache deep inside the workspace", () => {
     const forbidTouch = 'prefix_rule(pattern=["touch"], decision="forbidden", justification="no touching")\n';
     const allowTouch = 'prefix_rule(pattern=["touch"], decision="allow")';
 
@@ -251,7 +251,7 @@ describe.skipIf(skip !== undefined)(`the filesystem view through the CLI${skip ?
     });
   });
 
-  describe("item 7: a symlinked .git is refused, never run unprotected", () => {
+  describe("a symlinked .git is refused, never run unprotected", () => {
     it("shellgate exec and shellgate sandbox refuse with the path and what to do; nothing runs", async () => {
       const base = scratch("git-link");
       const ws = path.join(base, "ws");

@@ -1,4 +1,4 @@
-// Issue 11 item 10: the known-safe shortcut (no approval under `untrusted`) must not be steerable by
+// The known-safe shortcut (no approval under `untrusted`) must not be steerable by
 // what the workspace holds: file names a glob expands to, a program file named like a safe tool,
 // a second operand that `uniq` writes. Each attack is first run directly (the control), so the test
 // cannot pass because the action was impossible anyway.
@@ -36,7 +36,7 @@ const check = async (...command: string[]) => {
   return JSON.parse(r.stdout) as { requirement: string; unmatched: Array<{ verdict: string }> };
 };
 
-describe("known-safe cannot be steered by the workspace (issue 11.10)", () => {
+describe("known-safe cannot be steered by the workspace", () => {
   it("control: the glob attack runs touch when the script runs directly", () => {
     // sed then fails on `1p` (now a file name), but the `e` command has already run.
     spawnSync("/bin/bash", ["-c", "sed -n 1p *"], { cwd: s.project, encoding: "utf8" });

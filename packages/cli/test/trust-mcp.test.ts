@@ -1,4 +1,4 @@
-// Issue 11 through `shellgate mcp`: one MCP connection is one long session, so whatever a call
+// Attacks on a session through `shellgate mcp`: one MCP connection is one long session, so whatever a call
 // leaves behind is there for the next call. Each attack is made from one call and checked from
 // the next; each has a control that makes the same move without the sandbox.
 import { spawnSync } from "node:child_process";

@@ -12,14 +12,14 @@ beforeAll(() => {
 });
 afterAll(() => s.cleanup());
 
-/** The secrets of issue 11 item 11, in ordinary names. */
+/** Secrets in ordinary names, which a name-based scrub would let through. */
 const LEAKED: Record<string, string> = {
   DATABASE_URL: "postgres://app:hunter2@db.internal:5432/app",
   REDIS_URL: "redis://:s3cret@cache:6379/0",
   MYSQL_PWD: "mysql-pw-value",
   GH_PAT: "ghp_0123456789abcdef",
-  SENTRY_DSN: "https://abc123@o1.ingest.sentry.io/42",
-  SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T0/B0/XYZ",
+  SENTRY_DSN: "https://abc123@o1.ingest.errors.example.com/42",
+  SLACK_WEBHOOK_URL: "https://hooks.chat.example.com/services/T0/B0/XYZ",
   DOCKER_AUTH_CONFIG: '{"auths":{"r":{"auth":"dXNlcjpwYXNz"}}}',
   CI_JOB_JWT: "eyJhbGciOi.eyJzdWIi.sig",
 };
@@ -29,7 +29,7 @@ function userConfig(text: string): () => void {
   return () => s.write(path.relative(s.root, file), "");
 }
 
-describe("environment secrets in ordinary names (issue 11 item 11)", () => {
+describe("environment secrets in ordinary names", () => {
   const env = () => ({ ...s.env, ...LEAKED });
 
   it("control: with ignore_default_excludes in the user's config, `env` prints them all", async () => {
@@ -98,7 +98,7 @@ async function connect(cwd: string, elicit?: (message: string) => void) {
 
 const text = (result: unknown) => ((result as CallToolResult).content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("");
 
-describe("shellgate mcp: a workspace renamed away between two calls (issue 11 item 2)", () => {
+describe("shellgate mcp: a workspace renamed away between two calls", () => {
   it("refuses every later call of the session once the workspace is not the same directory", async () => {
     // The workspace sits inside a writable directory (the scratch root under the temp dir).
     const ws = path.join(s.root, "renamed-ws");
@@ -122,7 +122,7 @@ describe("shellgate mcp: a workspace renamed away between two calls (issue 11 it
   }, 60_000);
 });
 
-describe("shellgate mcp: the elicitation message escapes control characters (issue 11 item 9)", () => {
+describe("shellgate mcp: the elicitation message escapes control characters", () => {
   it("shows the model's text with \\r and ESC made visible", async () => {
     const messages: string[] = [];
     const client = await connect(s.project, (m) => messages.push(m));

@@ -17,22 +17,22 @@ afterAll(async () => {
 describe("appendAllowPrefixRule with a sandbox (allow, sandboxed)", () => {
   it("writes sandbox= and network= after Codex's arguments, JSON-escaped, hosts normalised", async () => {
     const file = join(dir, "sandboxed.rules");
-    expect(await appendAllowPrefixRule(file, ["npm", "ci"], { sandbox: "workspace-write", network: ["Registry.npmjs.org.", "registry.npmjs.org:443", "[::1]"] })).toEqual({ added: true });
+    expect(await appendAllowPrefixRule(file, ["npm", "ci"], { sandbox: "workspace-write", network: ["Registry.example.org.", "registry.example.org:443", "[::1]"] })).toEqual({ added: true });
     expect(await appendAllowPrefixRule(file, ["ls"], { sandbox: "read-only" })).toEqual({ added: true });
     expect(await appendAllowPrefixRule(file, ["cat"], { sandbox: "read-only", network: [] })).toEqual({ added: true });
     // The same prefix and grant again is the identical line: not written twice.
-    expect(await appendAllowPrefixRule(file, ["npm", "ci"], { sandbox: "workspace-write", network: ["registry.npmjs.org", "::1"] })).toEqual({ added: false });
+    expect(await appendAllowPrefixRule(file, ["npm", "ci"], { sandbox: "workspace-write", network: ["registry.example.org", "::1"] })).toEqual({ added: false });
     // Without a grant the line is exactly what it always was (a different line from the sandboxed one).
     expect(await appendAllowPrefixRule(file, ["ls"], { timeoutMs: 5000 })).toEqual({ added: true });
     expect(await readFile(file, "utf8")).toBe([
-      'prefix_rule(pattern=["npm", "ci"], decision="allow", sandbox="workspace-write", network=["registry.npmjs.org", "::1"])',
+      'prefix_rule(pattern=["npm", "ci"], decision="allow", sandbox="workspace-write", network=["registry.example.org", "::1"])',
       'prefix_rule(pattern=["ls"], decision="allow", sandbox="read-only")',
       'prefix_rule(pattern=["cat"], decision="allow", sandbox="read-only", network=[])',
       'prefix_rule(pattern=["ls"], decision="allow")',
       "",
     ].join("\n"));
     const p = await loadPolicy([file]);
-    expect(ruleSandboxGrant(p.evaluate(["npm", "ci"]))).toMatchObject({ sandbox: "workspace-write", network: ["registry.npmjs.org", "::1"] });
+    expect(ruleSandboxGrant(p.evaluate(["npm", "ci"]))).toMatchObject({ sandbox: "workspace-write", network: ["registry.example.org", "::1"] });
     // ls: an unsandboxed allow rule next to the sandboxed one does not lift the sandbox.
     expect(ruleSandboxGrant(p.evaluate(["ls"]))).toMatchObject({ sandbox: "read-only", network: [] });
   });
@@ -55,7 +55,7 @@ describe("appendAllowPrefixRule with a sandbox (allow, sandboxed)", () => {
   });
 });
 
-describe("appendNetworkRule (spec §7.2)", () => {
+describe("appendNetworkRule", () => {
   it("writes the spec's exact lines, forbidden as deny, without de-duplicating", async () => {
     const file = join(dir, "net.rules");
     await writeFile(file, "# net");

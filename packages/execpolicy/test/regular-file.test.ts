@@ -1,6 +1,6 @@
 // Files the policy code reads that a sandboxed command may have replaced with a FIFO, a socket or a
-// directory: refused unread, with the path and what was found. The control shows that the plain
-// read the code used before does not finish on the same FIFO.
+// directory: refused unread, with the path and what was found. The control shows that a plain
+// read does not finish on the same FIFO.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";

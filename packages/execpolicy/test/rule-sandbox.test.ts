@@ -18,10 +18,10 @@ afterAll(async () => {
 
 describe("prefix_rule sandbox= and network= (shellgate extension)", () => {
   it("records the sandbox and the normalised, de-duplicated hosts on every rule of the call", () => {
-    const p = policy('prefix_rule(pattern=[["npm", "pnpm"], "ci"], sandbox="workspace-write", network=["Registry.npmjs.org.", "registry.npmjs.org:443", "[::1]"])\nprefix_rule(pattern=["ls"], sandbox="read-only")');
+    const p = policy('prefix_rule(pattern=[["npm", "pnpm"], "ci"], sandbox="workspace-write", network=["Registry.example.org.", "registry.example.org:443", "[::1]"])\nprefix_rule(pattern=["ls"], sandbox="read-only")');
     expect(p.rules.map((r) => [r.program, r.sandbox, r.network])).toEqual([
-      ["npm", "workspace-write", ["registry.npmjs.org", "::1"]],
-      ["pnpm", "workspace-write", ["registry.npmjs.org", "::1"]],
+      ["npm", "workspace-write", ["registry.example.org", "::1"]],
+      ["pnpm", "workspace-write", ["registry.example.org", "::1"]],
       ["ls", "read-only", undefined],
     ]);
     // Absent keys stay absent (not `undefined`-valued), so plain rules are exactly what they were.
@@ -66,10 +66,10 @@ describe("prefix_rule sandbox= and network= (shellgate extension)", () => {
   it("carries sandbox and network through the compiled cache", async () => {
     const cacheDir = join(dir, "cache");
     const f = join(dir, "s.rules");
-    await writeFile(f, 'prefix_rule(pattern=["npm", "ci"], sandbox="workspace-write", network=["registry.npmjs.org"])\nprefix_rule(pattern=["ls"], sandbox="read-only")\nprefix_rule(pattern=["git"])\n');
+    await writeFile(f, 'prefix_rule(pattern=["npm", "ci"], sandbox="workspace-write", network=["registry.example.org"])\nprefix_rule(pattern=["ls"], sandbox="read-only")\nprefix_rule(pattern=["git"])\n');
     const first = await loadPolicy([f], { cacheDir });
     const [entry] = await readdir(cacheDir);
-    expect(JSON.parse(await readFile(join(cacheDir, entry!), "utf8")).contents.rules[0]).toMatchObject({ sandbox: "workspace-write", network: ["registry.npmjs.org"] });
+    expect(JSON.parse(await readFile(join(cacheDir, entry!), "utf8")).contents.rules[0]).toMatchObject({ sandbox: "workspace-write", network: ["registry.example.org"] });
     const second = await loadPolicy([f], { cacheDir });
     expect(second.rules).toEqual(first.rules);
     expect(second.rules.map((r) => Object.keys(r).sort().join())).toEqual(first.rules.map((r) => Object.keys(r).sort().join()));
@@ -81,12 +81,12 @@ describe("prefix_rule sandbox= and network= (shellgate extension)", () => {
   });
 
   it("puts sandbox and network on matches and, after Codex's keys, in the JSON", () => {
-    const p = policy('prefix_rule(pattern=["npm"], justification="j", sandbox="workspace-write", network=["registry.npmjs.org"])\nprefix_rule(pattern=["npm", "ci"], decision="prompt")');
+    const p = policy('prefix_rule(pattern=["npm"], justification="j", sandbox="workspace-write", network=["registry.example.org"])\nprefix_rule(pattern=["npm", "ci"], decision="prompt")');
     const ev = p.evaluate(["npm", "ci"]);
-    expect(ev.matchedRules[0]).toMatchObject({ sandbox: "workspace-write", network: ["registry.npmjs.org"] });
+    expect(ev.matchedRules[0]).toMatchObject({ sandbox: "workspace-write", network: ["registry.example.org"] });
     expect(ev.matchedRules[1]).not.toHaveProperty("sandbox");
     expect(JSON.stringify(evaluationToCodexJson(ev))).toBe(
-      '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["npm"],"decision":"allow","justification":"j","sandbox":"workspace-write","network":["registry.npmjs.org"]}},{"prefixRuleMatch":{"matchedPrefix":["npm","ci"],"decision":"prompt"}}],"decision":"prompt"}',
+      '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["npm"],"decision":"allow","justification":"j","sandbox":"workspace-write","network":["registry.example.org"]}},{"prefixRuleMatch":{"matchedPrefix":["npm","ci"],"decision":"prompt"}}],"decision":"prompt"}',
     );
     expect(JSON.stringify(evaluationToCodexJson(policy('prefix_rule(pattern=["ls"], sandbox="read-only")').evaluate(["ls"])))).toBe(
       '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["ls"],"decision":"allow","sandbox":"read-only"}}],"decision":"allow"}',
@@ -94,8 +94,8 @@ describe("prefix_rule sandbox= and network= (shellgate extension)", () => {
   });
 
   it("withPrefixRule can add a sandboxed rule in memory", () => {
-    const p = Policy.empty().withPrefixRule(["npm", "ci"], "allow", undefined, { sandbox: "workspace-write", network: ["Registry.npmjs.org", "registry.npmjs.org"] });
-    expect(ruleSandboxGrant(p.evaluate(["npm", "ci"]))).toMatchObject({ sandbox: "workspace-write", network: ["registry.npmjs.org"] });
+    const p = Policy.empty().withPrefixRule(["npm", "ci"], "allow", undefined, { sandbox: "workspace-write", network: ["Registry.example.org", "registry.example.org"] });
+    expect(ruleSandboxGrant(p.evaluate(["npm", "ci"]))).toMatchObject({ sandbox: "workspace-write", network: ["registry.example.org"] });
     expect(Policy.empty().withPrefixRule(["a"]).rules[0]).not.toHaveProperty("sandbox");
     expect(() => Policy.empty().withPrefixRule(["a"], "forbidden", undefined, { sandbox: "read-only" })).toThrow(InvalidArgumentError);
     expect(() => Policy.empty().withPrefixRule(["a"], "allow", undefined, { sandbox: "read-only", network: ["*.x"] })).toThrow(InvalidNetworkHostError);

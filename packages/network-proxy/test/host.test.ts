@@ -8,7 +8,7 @@ describe("normalizeRequestHost", () => {
     ["  Example.COM  ", "example.com"],
     ["example.com.", "example.com"],
     ["example.com...", "example.com"],
-    ["registry.npmjs.org", "registry.npmjs.org"],
+    ["registry.example.org", "registry.example.org"],
     ["_dmarc.example.com", "_dmarc.example.com"],
     ["bücher.de", "xn--bcher-kva.de"],
     ["127.0.0.1", "127.0.0.1"],

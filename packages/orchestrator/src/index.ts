@@ -17,7 +17,7 @@ export type { SandboxWrittenCode, SandboxWrittenKind } from "./admission/sandbox
 export { EventBus } from "./events.js";
 export { ApprovalCache } from "./approval/cache.js";
 export { amendmentCandidates, MAX_AMENDMENT_CHOICES, personPrefixLength, type AmendmentCandidates } from "./approval/prefix-candidates.js";
-export { amendmentPrefixChoice, type AmendmentPrefixChoice } from "./approval/offers.js";
+export { amendmentOffer, type AmendmentOfferInput, type AmendmentPrefixChoice } from "./approval/offers.js";
 
 // Policies an integrator chooses.
 export { APPROVAL_POLICIES, ApprovalPolicySchema, type ApprovalPolicy } from "./admission/approval-policy.js";

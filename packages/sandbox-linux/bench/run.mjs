@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmarks for the Linux sandbox. Prints figures, ratios and the targets of issue 5:
+// Benchmarks for the Linux sandbox. Prints figures, ratios and the targets:
 //  1. in-process: a sandboxed /bin/true costs <= 5 ms median over a raw spawn of it;
 //  2. `shellgate sandbox -- /bin/true` median wall <= 0.7x `codex sandbox -- /bin/true`;
 //  3. the proxy relay of a proxy-routed run: >= 50 % of loopback throughput over 100 MB, <= 2 ms

@@ -51,7 +51,7 @@ describe.skipIf(bwrapSkip !== undefined)(`the filesystem view cannot be re-arran
   }
   const onHost = (script: string, cwd: string, env: Record<string, string> = baseEnv()) => run(sh(script), { cwd, env });
 
-  describe("item 2: a workspace nested in another writable root", () => {
+  describe("a workspace nested in another writable root", () => {
     // The temp directory is writable and holds the workspace, as when an agent works in $TMPDIR.
     const tmpdirPolicy: SandboxPolicyInput = { mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: false };
 
@@ -146,7 +146,7 @@ describe.skipIf(bwrapSkip !== undefined)(`the filesystem view cannot be re-arran
     });
   });
 
-  describe("item 5: protected paths deep inside a writable root", () => {
+  describe("protected paths deep inside a writable root", () => {
     const policy: SandboxPolicyInput = { mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true };
 
     it("a rules file under ~/.config cannot be swapped by renaming .config (workspace = home)", async () => {
@@ -259,7 +259,7 @@ describe.skipIf(bwrapSkip !== undefined)(`the filesystem view cannot be re-arran
     });
   });
 
-  describe("item 7: symlinked protected entries are refused, not run unprotected", () => {
+  describe("symlinked protected entries are refused, not run unprotected", () => {
     const policy: SandboxPolicyInput = { mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true };
 
     it("refuses a workspace whose .git is a symlink (the link could be replaced), running nothing", async () => {

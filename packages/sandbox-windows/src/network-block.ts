@@ -1,5 +1,5 @@
 // Network "blocking" without elevation: the environment-based scheme of the Codex Windows runner
-// (exec-sandbox-spec §3.2). It only stops programs that honour these variables; anything that
+// as Codex's Windows runner does. It only stops programs that honour these variables; anything that
 // opens a socket itself still reaches the network. Plans and runs say so ("network: advisory").
 import { proxyEnvironment, type ProxyUrls } from "@shellgate/sandbox";
 import { winJoin } from "./win-path.js";

@@ -92,8 +92,8 @@ export const SandboxDenialGrantSchema = z.lazy(() =>
     /** The directory to add as a writable root (nearest sensible one; never `/`). */
     writableRoot: z.string().optional(),
     /**
-     * The directory is the home directory or an ancestor of it. Such a directory is no longer
-     * suggested (see `notSuggested`); the field stays for readers of older results.
+     * The directory is the home directory or an ancestor of it. Such a directory is never
+     * suggested (see `notSuggested`); the field stays so results written by older versions still parse.
      */
     broad: z.boolean().optional(),
     /**

@@ -335,7 +335,7 @@ describe("explainSandboxDenial: network and process", () => {
     ["git", "fatal: unable to access 'https://git.example.com/x/y/': Could not resolve host: git.example.com", ["git.example.com"]],
     ["npm", "npm error request to https://registry.example.org/x failed, reason: getaddrinfo EAI_AGAIN registry.example.org", ["registry.example.org"]],
     ["python", "socket.gaierror: [Errno -3] Temporary failure in name resolution", []],
-    ["go", "dial tcp: lookup proxy.golang.org on 10.0.0.1:53: dial udp 10.0.0.1:53: socket: operation not permitted", ["proxy.golang.org"]],
+    ["go", "dial tcp: lookup goproxy.example.org on 10.0.0.1:53: dial udp 10.0.0.1:53: socket: operation not permitted", ["goproxy.example.org"]],
   ])("%s with the network off", (_name, line, hosts) => {
     const d = explainSandboxDenial(evidence({ exitCode: 6, stderr: `${line}\n` }), { audience: "cli" })!;
     expect(d).toMatchObject({ kind: "network", cause: "network-disabled", paths: [], hosts, grant: { network: true } });

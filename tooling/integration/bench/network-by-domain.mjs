@@ -1,6 +1,6 @@
 // Network by domain end to end: a 100 MB download and small requests from inside the real Linux
 // sandbox, through the relay in its network namespace and the orchestrator's per-run proxy, against
-// the same requests made directly on the host loopback, in the same run. Targets (issue 16): the
+// the same requests made directly on the host loopback, in the same run. Targets: the
 // download at >= 50 % of the direct throughput, <= 2 ms median added per small request. Prints
 // figures and ratios; never fails on timing. Needs curl. Run after building:
 // `npm run bench -w @shellgate/integration-tests`.

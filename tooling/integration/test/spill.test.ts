@@ -20,7 +20,7 @@ function sandboxedOrchestrator(ws: Workspace, options: OrchestratorOptions = {})
 /** `seq 1 2000000` as the real program prints it, run unsandboxed: 14 888 896 bytes. */
 const SEQ = execFileSync("seq", ["1", "2000000"], { maxBuffer: 64 * 1024 * 1024 });
 
-describeWithSandbox("the saved full output is the full output (issue 12), in the real sandbox", sandbox, () => {
+describeWithSandbox("the saved full output is the full output, in the real sandbox", sandbox, () => {
   it("shell_command `seq 1 2000000`: the file equals seq's own output byte for byte", async () => {
     const ws = await workspace();
     const spillDir = path.join(ws.dir, "spill");

@@ -44,7 +44,7 @@ async function create(ws: string, hostEnv: Record<string, string>, options: Orch
   return orch;
 }
 
-/** The attack of issue 11 item 2, done directly on the host: rename the workspace away and put a symlink to `target` in its place. */
+/** The workspace-rename attack, done directly on the host: rename the workspace away and put a symlink to `target` in its place. */
 async function swapFor(ws: string, target: string): Promise<void> {
   await rename(ws, `${ws}.old`);
   await symlink(target, ws);

@@ -14,7 +14,7 @@ export interface AllowRuleSandbox {
   network?: readonly string[];
 }
 
-/** A `network_rule` to append (spec §7.2). */
+/** A `network_rule` to append. */
 export interface NetworkRuleToAppend {
   host: string;
   /** A protocol `network_rule` accepts; aliases (`https_connect`, `http-connect`) are written as `https`. */
@@ -61,7 +61,7 @@ export function formatAllowPrefixRule(prefix: readonly string[], grant?: AllowRu
 /**
  * The line `appendNetworkRule` writes:
  * `network_rule(host="<h>", protocol="<p>", decision="<allow|prompt|deny>"[, justification="<j>"])`
- * (spec §7.2): the host normalised, `forbidden` written as `deny`, values JSON-encoded. Throws
+ * the host normalised, `forbidden` written as `deny`, values JSON-encoded. Throws
  * `InvalidNetworkHostError` for a bad host and `InvalidArgumentError` for the other fields.
  */
 export function formatNetworkRule(rule: NetworkRuleToAppend): string {

@@ -24,7 +24,7 @@ export async function appendAllowPrefixRule(file: string, prefix: readonly strin
 
 /**
  * Append `network_rule(host="<h>", protocol="<p>", decision="<allow|prompt|deny>"[, justification="<j>"])`
- * (spec §7.2) to `file` under the same lock as `appendAllowPrefixRule`. Never de-duplicated: the
+ * to `file` under the same lock as `appendAllowPrefixRule`. Never de-duplicated: the
  * last rule for a host decides, so appending a rule that already exists further up still changes
  * (or re-asserts) the outcome. Returns `{ added: true }`. Throws `InvalidNetworkHostError` for a
  * bad host, `InvalidArgumentError` for the other fields and `AmendError` for I/O.

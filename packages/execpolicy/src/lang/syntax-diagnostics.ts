@@ -2,7 +2,7 @@
  * Turning chevrotain's recognition exceptions into diagnostics that say what was expected and
  * where the enclosing construct started. chevrotain knows the expected token types (its content
  * assist walks the grammar from a rule with the tokens seen so far), the offending token and the
- * rule stack; the generic "unexpected X" we used to print threw all of that away.
+ * rule stack; a generic "unexpected X" would throw all of that away.
  */
 import type { IRecognitionException, IToken, TokenType } from "chevrotain";
 import { chevrotain } from "./chevrotain-runtime.js";

@@ -20,7 +20,8 @@ import type { PolicySource } from "./load-types.js";
 import type { Decision, NetworkProtocol, NetworkRule, PrefixRule, RuleSandbox } from "./types.js";
 
 // v2: rules may carry `sandbox`/`network` (an older entry could not hold them, so it must not be read).
-// v3: the entry holds its inputs, compared in full on a hit; the key is no longer a digest.
+// v3: the entry holds its inputs, compared in full on a hit; the key is a fast hash, not a digest,
+// since a collision can only cause a miss.
 const FORMAT = "shellgate-execpolicy-cache-v3";
 const DECISIONS = new Set(["allow", "prompt", "forbidden"]);
 const PROTOCOLS = new Set(["http", "https", "socks5_tcp", "socks5_udp"]);

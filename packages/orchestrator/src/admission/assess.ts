@@ -137,7 +137,7 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
   }
   const complexParsing = splitKind === "heredoc";
   // A script that is not plain is judged whole, and the plain split cannot see into it; look at every
-  // literal command instead (execpolicy spec §8.5: "any literal command anywhere in the script counts").
+  // literal command instead: any literal command anywhere in the script counts, so none can hide.
   const hiddenDangerous = split.kind === "not-plain" ? await hiddenDangerousCommands(deps, input.argv) : [];
 
   // A glob's words come from the directory's file names (`sed -n 1p *` with a file `-e1e touch X`),

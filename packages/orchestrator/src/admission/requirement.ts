@@ -75,7 +75,7 @@ export interface SegmentVerdict {
 }
 
 /**
- * The decision for a segment no rule matched (execpolicy spec §8.5, newest behaviour;
+ * The decision for a segment no rule matched (the newest behaviour;
  * `on-failure` keeps the older "allow": the sandbox is tried first and failures are asked about).
  */
 export function heuristicDecision(facts: Pick<SegmentFacts, "knownSafe" | "dangerous">, ctx: RequirementContext): PolicyDecision {
@@ -115,7 +115,7 @@ function longest(matches: readonly PolicyRuleMatch[]): PolicyRuleMatch | undefin
 export const NEVER_PROMPT_REASON = "approval required by policy, but AskForApproval is set to Never";
 
 /**
- * Map per-segment facts to the approval requirement exactly as execpolicy spec §8.4–8.6 describe:
+ * Map per-segment facts to the approval requirement by these rules:
  * strictest segment wins; forbidden carries a reason naming the most specific forbidding rule;
  * prompt becomes `needs_approval` (or `forbidden` under `never`); allow becomes `skip`, bypassing the
  * sandbox only when every segment matched an explicit allow rule.

@@ -79,10 +79,10 @@ export function approvalOffer(input: OfferInput): ApprovalOffer {
   } else {
     offer.offeredDecisions.push("approved_for_session");
   }
-  const choice = amendmentWithheld(input);
-  if (typeof choice === "string") {
-    offer.amendmentWithheld = choice;
-  } else if (choice) {
+  const choice = amendmentOffer(input);
+  if ("withheld" in choice) {
+    offer.amendmentWithheld = choice.withheld;
+  } else {
     offer.offeredDecisions.push("approved_with_amendment");
     offer.proposedAmendment = [...choice.choices[choice.defaultIndex]!];
     offer.amendmentChoices = choice.choices.map((c) => [...c]);
@@ -96,23 +96,33 @@ export function approvalOffer(input: OfferInput): ApprovalOffer {
   return offer;
 }
 
-function amendmentWithheld(input: OfferInput): string | AmendmentPrefixChoice | undefined {
+/** What decides whether "always allow" is offered: the parts of {@link OfferInput} it reads. */
+export type AmendmentOfferInput = Pick<OfferInput, "admission" | "candidate" | "candidateRequested" | "retryAfterDenial" | "userRulesFile" | "isDangerousArgv">;
+
+/**
+ * The "always allow" a person would be offered for this admission: the prefixes to choose from, or
+ * `{ withheld }` saying why none. One judgement for the prompt and for anything that predicts it
+ * (`shellgate check`), so a prediction can never offer a rule the prompt refuses: never for a script
+ * that cannot be split, a command the heuristics rate dangerous (any segment, or one hidden in a
+ * script), a retry of several commands, a prefix that may not become a rule, or without a rules file.
+ */
+export function amendmentOffer(input: AmendmentOfferInput): AmendmentPrefixChoice | { withheld: string } {
   const { admission, candidate } = input;
   if (admission.split === "not-plain" || admission.split === "heredoc") {
-    return "the command is a script that cannot be split into plain commands; a rule cannot allow a whole script";
+    return { withheld: "the command is a script that cannot be split into plain commands; a rule cannot allow a whole script" };
   }
   if ((admission.hiddenDangerous?.length ?? 0) > 0 || (admission.dangerousSegments?.length ?? 0) > 0) {
-    return "the heuristics rate the command dangerous";
+    return { withheld: "the heuristics rate the command dangerous" };
   }
   if (input.retryAfterDenial && (admission.segments?.length ?? 0) > 1) {
-    return `the retry runs a script of ${admission.segments?.length} commands; a rule for one of them would not cover the script`;
+    return { withheld: `the retry runs a script of ${admission.segments?.length} commands; a rule for one of them would not cover the script` };
   }
-  if (!candidate || candidate.length === 0) return "there is no plain command prefix to allow";
+  if (!candidate || candidate.length === 0) return { withheld: "there is no plain command prefix to allow" };
   const choice = amendmentPrefixChoice(candidate, {
     ...(input.candidateRequested ? { requested: true } : {}),
     isDangerousArgv: input.isDangerousArgv,
   });
-  if ("withheld" in choice) return choice.withheld;
-  if (!input.userRulesFile) return "no userRulesFile is configured to write the rule to";
+  if ("withheld" in choice) return choice;
+  if (!input.userRulesFile) return { withheld: "no userRulesFile is configured to write the rule to" };
   return choice;
 }

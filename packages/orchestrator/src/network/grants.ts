@@ -4,8 +4,8 @@ import { z } from "zod";
 /**
  * One host granted or refused outside the rules files, with where it came from so an explanation
  * can name it (`--allow-domain`, a config file…). Exact hosts only: like `network_rule`, a grant
- * never covers subdomains, so granting `github.com` does not grant `evil.github.com.attacker.test`
- * or even `api.github.com`.
+ * never covers subdomains, so granting `git.example.com` does not grant `evil.git.example.com.attacker.test`
+ * or even `api.git.example.com`.
  */
 export interface HostGrant {
   /** Normalised as `network_rule` hosts are (lower case, no port, no trailing dot, IPv6 unbracketed). */

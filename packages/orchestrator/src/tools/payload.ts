@@ -52,7 +52,7 @@ export interface ArgumentIssue {
 /**
  * Every zod issue as an {@link ArgumentIssue}. `input` is what was validated: zod 4 leaves the
  * offending value out of its issues (unless asked to report it), so whether a field is missing or
- * has the wrong type is read from the input itself, at the issue's path.
+ * has the wrong type is read from the input itself, at the path zod reports.
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown): ArgumentIssue[] {
   return issues.map((issue) => {

@@ -1,4 +1,4 @@
-// The spec's worked examples (execpolicy §8.7) through the real packages: execpolicy rules and
+// Worked examples of admission through the real packages: execpolicy rules and
 // heuristics, shell-detect's tree-sitter splitter and heredoc fallback.
 import { describe, expect, it } from "vitest";
 import { parsePolicy } from "@shellgate/execpolicy";
@@ -194,7 +194,7 @@ const rows: Record<string, Row> = {
   },
 };
 
-describe("admission with the real packages (execpolicy §8.7)", () => {
+describe("admission with the real packages", () => {
   it.each(Object.entries(rows))("%s", async (_name, row) => {
     const policy = parsePolicy([{ path: "/virtual/test.rules", source: `${row.rules}\n` }]);
     const admission = await assessCommand({
@@ -224,7 +224,7 @@ describe("admission with the real packages (execpolicy §8.7)", () => {
   });
 });
 
-describe("dangerous commands hidden in wrappers that cannot be split (exec-sandbox spec §2.7)", () => {
+describe("dangerous commands hidden in wrappers that cannot be split", () => {
   const assess = (script: string, approvalPolicy: ApprovalPolicy) =>
     assessCommand({ argv: ["bash", "-lc", script], policy: null, approvalPolicy, sandboxPolicy: workspaceWrite, permissions: "use_default" });
 

@@ -80,14 +80,14 @@ describe("buildCommandEnv", () => {
   });
 });
 
-/** The secrets of issue 11 item 11, each in an ordinary name the first scrub let through. */
+/** Secrets in ordinary names (no KEY/TOKEN/SECRET in the name), each one a name-based scrub would let through. */
 const LEAKED = {
   DATABASE_URL: "postgres://app:hunter2@db.internal:5432/app",
   REDIS_URL: "redis://:s3cret@cache:6379/0",
   MYSQL_PWD: "hunter2",
   GH_PAT: "ghp_0123456789",
-  SENTRY_DSN: "https://abc123@o1.ingest.sentry.io/42",
-  SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T0/B0/XYZ",
+  SENTRY_DSN: "https://abc123@o1.ingest.errors.example.com/42",
+  SLACK_WEBHOOK_URL: "https://hooks.chat.example.com/services/T0/B0/XYZ",
   DOCKER_AUTH_CONFIG: '{"auths":{"r":{"auth":"dXNlcjpwYXNz"}}}',
   CI_JOB_JWT: "eyJhbGciOi.eyJzdWIi.sig",
 };
@@ -105,7 +105,7 @@ const ORDINARY = {
   DISPLAY: ":0",
 };
 
-describe("the default scrub of secrets in ordinary names (issue 11 item 11)", () => {
+describe("the default scrub of secrets in ordinary names", () => {
   it("control: with ignoreDefaultExcludes every one of them reaches the command", () => {
     const env = buildCommandEnv({ ignoreDefaultExcludes: true }, { ...LEAKED, ...ORDINARY }, { platform: "linux" });
     expect(env).toEqual({ ...LEAKED, ...ORDINARY });

@@ -63,12 +63,12 @@ describe("NetworkHostPolicy.decide", () => {
 
 describe("normalizeGrants", () => {
   it("normalises hosts as network_rule does and keeps their origin", () => {
-    const g = normalizeGrants(NetworkGrantsSchema.parse({ allow: [" Registry.NPMJS.org. ", { host: "[::1]:8080", origin: "config" }] }), "flag");
-    expect(g.allow).toEqual([{ host: "registry.npmjs.org", origin: "flag" }, { host: "::1", origin: "config" }]);
+    const g = normalizeGrants(NetworkGrantsSchema.parse({ allow: [" Registry.EXAMPLE.org. ", { host: "[::1]:8080", origin: "config" }] }), "flag");
+    expect(g.allow).toEqual([{ host: "registry.example.org", origin: "flag" }, { host: "::1", origin: "config" }]);
   });
 
   it("names the entry of a host it cannot take", () => {
-    for (const bad of ["*.github.com", "https://example.com", "exa mple.com"]) {
+    for (const bad of ["*.git.example.com", "https://example.com", "exa mple.com"]) {
       let thrown: unknown;
       try {
         normalizeGrants(NetworkGrantsSchema.parse({ deny: ["ok.test", bad] }), "flag");

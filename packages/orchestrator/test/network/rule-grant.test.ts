@@ -28,12 +28,12 @@ describe("commandRuleGrant", () => {
   it("across a script's segments the hosts add up and a forbidden segment contributes nothing", () => {
     const grant = commandRuleGrant({
       details: [
-        seg("allow", [match(1, "allow", { sandbox: "workspace-write", network: ["registry.npmjs.org"] })]),
-        seg("allow", [match(2, "allow", { sandbox: "workspace-write", network: ["pypi.org"] })]),
+        seg("allow", [match(1, "allow", { sandbox: "workspace-write", network: ["registry.example.org"] })]),
+        seg("allow", [match(2, "allow", { sandbox: "workspace-write", network: ["pypi.example.org"] })]),
         seg("forbidden", [match(3, "forbidden")]),
       ],
     });
-    expect(grant?.hosts.map((h) => h.host)).toEqual(["registry.npmjs.org", "pypi.org"]);
+    expect(grant?.hosts.map((h) => h.host)).toEqual(["registry.example.org", "pypi.example.org"]);
     expect(grant?.sandbox).toBe("workspace-write");
   });
 });

@@ -10,8 +10,9 @@ Show what would happen if an agent ran this command: how it splits into segments
 matched each segment (file:line), how a segment no rule matched is judged (known safe, dangerous,
 or "no rule; runs in the sandbox"), and the resulting requirement — skip (in the sandbox, or
 bypassing it), needs approval (with the reason and the prefix "always allow" would propose: the
-program and its subcommand, with the wider and narrower prefixes a person may choose instead), or
-forbidden (with the reason). Nothing is executed.
+program and its subcommand, with the wider and narrower prefixes a person may choose instead — or
+why the prompt would not offer "always allow", e.g. for a command the heuristics rate dangerous),
+or forbidden (with the reason). Nothing is executed.
 
 The command starts at the first word that is not an option (or after \`--\`); options after it
 belong to the command. A single word is a script for your shell (\`bash -lc SCRIPT\`, or whatever
@@ -32,7 +33,7 @@ ${CONFIG_OPTIONS_HELP}
 ${CONFIG_FILES_HELP}
 
 JSON: { "requirement": "skip" | "needs_approval" | "forbidden", "bypassSandbox"?, "reason"?,
-        "proposedAmendment"?, "amendmentChoices"?, "segments": [[...]], "matchedRules": [...], "split", "unmatched",
+        "proposedAmendment"?, "amendmentChoices"?, "amendmentWithheld"?, "segments": [[...]], "matchedRules": [...], "split", "unmatched",
         "networkRules"?: { "effective": bool, "rules": [...] }, "ruleSandbox"?: { "sandbox", "hosts", "rules" } }
       with --host, one line per host: { "host", "decision": "allow" | "prompt" | "deny",
         "source": { "kind": "rule" | "grant" | "deny-list" | "command-rule" | "default", ... },

@@ -1,6 +1,6 @@
 import { formatAllowPrefixRule, isDangerousArgv, normalizeNetworkHost, workspaceCodeRunner, type NetworkRule } from "@shellgate/execpolicy";
 import {
-  amendmentPrefixChoice,
+  amendmentOffer,
   commandRuleGrant,
   describeVerdictSource,
   escapeForDisplay,
@@ -42,6 +42,11 @@ interface CheckJson {
   proposedAmendment?: string[];
   /** Every prefix the person may choose instead, shortest first. */
   amendmentChoices?: string[][];
+  /**
+   * Why a prompt for this command would not offer "always allow" (the prompt's own judgement): set
+   * when it needs approval, or would propose a prefix the prompt refuses, and none is offered.
+   */
+  amendmentWithheld?: string;
   segments: string[][];
   matchedRules: Admission["matchedRules"];
   split: Admission["split"];
@@ -285,7 +290,7 @@ export async function checkMain(args: string[]): Promise<number> {
   const networkRules = store.policy?.networkRules ?? [];
   process.stdout.write(
     json
-      ? `${JSON.stringify(toJson(admission, networkRules, proxyEnforced(config), workspaceCodeWarnings(admission, config), argv))}\n`
+      ? `${JSON.stringify(toJson(admission, config, networkRules, proxyEnforced(config), workspaceCodeWarnings(admission, config), argv))}\n`
       : explain(argv, config, escalate, admission, networkRules),
   );
   return 0;
@@ -376,16 +381,30 @@ function commandArgv(hadTerminator: boolean, command: string[], login: boolean):
   return deriveExecArgs(detectUserShell(), script, { login });
 }
 
-/** The prefixes "always allow" offers for admission's candidate, as an approval prompt offers them; undefined when none. */
-function amendmentChoice(candidate: readonly string[] | undefined): { choices: string[][]; defaultIndex: number } | undefined {
-  if (!candidate || candidate.length === 0) return undefined;
-  const choice = amendmentPrefixChoice(candidate, { isDangerousArgv: (argv) => isDangerousArgv(argv) });
-  return "withheld" in choice ? undefined : choice;
+/**
+ * What a prompt for this command would offer as "always allow", judged as the prompt judges it (the
+ * orchestrator's `amendmentOffer`): the prefixes to choose from, or why none. Undefined when nothing
+ * is to be said: a forbidden command is never asked about, and a command that runs without asking
+ * and has no prefix to propose has nothing to withhold.
+ */
+function amendmentFor(admission: Admission, config: Pick<EffectiveConfig, "userRulesFile">): { choices: string[][]; defaultIndex: number } | { withheld: string } | undefined {
+  const r = admission.requirement;
+  if (r.kind === "forbidden") return undefined;
+  const offer = amendmentOffer({
+    admission,
+    candidate: r.proposedAmendment,
+    retryAfterDenial: false,
+    userRulesFile: config.userRulesFile,
+    isDangerousArgv: (argv) => isDangerousArgv(argv),
+  });
+  if ("withheld" in offer && r.kind === "skip" && !r.proposedAmendment) return undefined;
+  return offer;
 }
 
-/** The JSON form: the issue's object, plus `split`, `unmatched` and (when any) the inert `networkRules`. */
+/** The JSON form: the requirement, its reason and amendment, segments and matched rules, plus `split`, `unmatched` and (when any) the inert `networkRules`. */
 function toJson(
   admission: Admission,
+  config: Pick<EffectiveConfig, "userRulesFile">,
   networkRules: readonly NetworkRule[] = [],
   proxyEffective = false,
   workspaceCode: readonly WorkspaceCodeWarning[] = [],
@@ -398,15 +417,16 @@ function toJson(
   if (grant) out.ruleSandbox = { sandbox: grant.sandbox, hosts: grant.hosts.map((h) => h.host), rules: grant.origins };
   if (r.kind === "skip") out.bypassSandbox = r.bypassSandbox;
   if (r.kind !== "skip" && r.reason !== undefined) out.reason = r.reason;
-  const choice = r.kind !== "forbidden" ? amendmentChoice(r.proposedAmendment) : undefined;
-  if (choice) {
+  const choice = amendmentFor(admission, config);
+  if (choice && "withheld" in choice) out.amendmentWithheld = choice.withheld;
+  else if (choice) {
     out.proposedAmendment = choice.choices[choice.defaultIndex]!;
     out.amendmentChoices = choice.choices;
   }
   const written = admission.sandboxWritten;
   if (written?.kept) out.sandboxKept = { reason: sandboxKeptReason(argv, written.found), found: written.found };
   if (workspaceCode.length > 0) out.workspaceCode = [...workspaceCode];
-  // Keep the issue's key order: requirement, bypassSandbox, reason, proposedAmendment, segments, matchedRules.
+  // Integrators read the keys in this order (stable JSON): requirement, bypassSandbox, reason, proposedAmendment, segments, matchedRules.
   const { requirement, bypassSandbox, reason, proposedAmendment, amendmentChoices, ...rest } = out;
   return {
     requirement,
@@ -487,8 +507,10 @@ function explain(
     );
     lines.push(`    to keep it allowed but confined, write the rule as: ${w.sandboxedRule}`);
   }
-  const choice = r.kind !== "forbidden" ? amendmentChoice(r.proposedAmendment) : undefined;
-  if (choice) {
+  const choice = amendmentFor(admission, config);
+  if (choice && "withheld" in choice) {
+    lines.push(`  "always allow" is not offered: ${escapeForDisplay(choice.withheld)}`);
+  } else if (choice) {
     // A command that runs without asking is offered "always allow" only if a person is asked later.
     const when = r.kind === "skip" ? "if a person is asked later (a retry or an escalation), " : "";
     const proposed = choice.choices[choice.defaultIndex]!;

@@ -112,7 +112,7 @@ Examples:
   policy-check --rules ~/.codex/rules/default.rules -- git push origin main
   policy-check -r default.rules -r .codex/rules/project.rules --pretty npm test
   policy-check -r default.rules --explain --resolve-host-executables /usr/bin/git status
-  policy-check -r default.rules --host registry.npmjs.org --explain
+  policy-check -r default.rules --host registry.example.org --explain
   printf '%s\\n' '["git","status"]' '["rm","-rf","/"]' | policy-check -r default.rules --stdin
   policy-check test ~/.codex/rules/default.rules
 

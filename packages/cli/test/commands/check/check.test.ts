@@ -100,6 +100,28 @@ describe("shellgate check --json", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ requirement: "skip", bypassSandbox: true });
   });
 
+  it("a command the heuristics rate dangerous gets no \"always allow\" rule, as at the prompt, and says why; a plain one does", async () => {
+    // Each of these is rated dangerous (a forced `rm`, directly, behind sudo, or as one segment of a
+    // script): the prompt never offers "always allow" for it, so check must not predict one.
+    for (const args of [["--", "rm", "-rf", "/tmp/x"], ["--", "sudo", "rm", "-rf", "/tmp/x"], ["cargo build && rm -rf /tmp/x"]]) {
+      const j = JSON.parse((await check("--json", "--approval-policy", "untrusted", ...args)).stdout);
+      expect(j.requirement, args.join(" ")).toBe("needs_approval");
+      expect(j.proposedAmendment, args.join(" ")).toBeUndefined();
+      expect(j.amendmentChoices, args.join(" ")).toBeUndefined();
+      expect(j.amendmentWithheld, args.join(" ")).toBe("the heuristics rate the command dangerous");
+      const human = (await check("--approval-policy", "untrusted", ...args)).stdout;
+      expect(human, args.join(" ")).not.toContain("would add");
+      expect(human, args.join(" ")).toContain('  "always allow" is not offered: the heuristics rate the command dangerous\n');
+    }
+    // The control: the same script with a harmless second command is offered its rule.
+    const control = JSON.parse((await check("--json", "--approval-policy", "untrusted", "cargo build && echo ok")).stdout);
+    expect(control.proposedAmendment).toEqual(["cargo", "build"]);
+    expect(control.amendmentWithheld).toBeUndefined();
+    expect((await check("--approval-policy", "untrusted", "cargo build && echo ok")).stdout).toContain(
+      '"always allow" would add: prefix_rule(pattern=["cargo", "build"], decision="allow")\n',
+    );
+  });
+
   it("--escalate judges a request to leave the sandbox", async () => {
     const r = await check("--json", "--approval-policy", "on-request", "--escalate", "--", "ls");
     expect(JSON.parse(r.stdout)).toMatchObject({ requirement: "needs_approval", proposedAmendment: ["ls"] });

@@ -55,9 +55,9 @@ describe("network rules: check and doctor say whether the proxy enforces them", 
   });
 
   it("doctor, text and JSON", async () => {
-    const text = await run("doctor", "--rules", withNetwork, "--allow-domain", "registry.npmjs.org");
+    const text = await run("doctor", "--rules", withNetwork, "--allow-domain", "registry.example.org");
     expect(text.stdout).toContain("network by domain\n  enforced by shellgate's proxy for sandboxed commands (nothing else is reachable)\n");
-    expect(text.stdout).toContain("  allow registry.npmjs.org  (--allow-domain)\n");
+    expect(text.stdout).toContain("  allow registry.example.org  (--allow-domain)\n");
     expect(text.stdout).toContain(`  allow example.com  (network_rule https at ${withNetwork}:2)\n`);
     const json = await run("doctor", "--json", "--rules", withNetwork);
     const report = JSON.parse(json.stdout);

@@ -121,7 +121,7 @@ describe.skipIf(skip !== undefined)("shellgate exec explains sandbox denials (bu
     const [line] = denialLines(denied);
     expect(line).toContain(`lies in ${home}/.cache/shellgate, which every sandbox holds read-only`);
     expect(line).not.toContain("--writable-root");
-    // control: the root the hint used to name is indeed no way in
+    // control: granting that root as a writable root is indeed no way in
     const granted = await exec(["--writable-root", path.join(home, ".cache", "shellgate"), "--", "sh", "-c", 'echo x > "$HOME/.cache/shellgate/planted"'], env);
     expect(granted.code).not.toBe(0);
     expect(existsSync(path.join(home, ".cache", "shellgate", "planted"))).toBe(false);

@@ -20,8 +20,8 @@ const LINES = 200_000;
 const LINE = 7;
 /**
  * LINES one-write lines through a stdout whose send buffer is shrunk to the minimum, so they reach
- * shellgate in far more than MAX_OUTPUT_DELTAS_PER_CALL reads (the cap that used to end the stream
- * early with exit 0); exits 3.
+ * shellgate in far more than MAX_OUTPUT_DELTAS_PER_CALL reads (a per-call cap on reads must
+ * not end the stream early); exits 3.
  */
 const PRODUCER = [
   "import os, socket, sys",
@@ -35,7 +35,7 @@ const PRODUCER = [
   "raise SystemExit(3)",
 ].join("\n");
 
-skipUnless(existsSync(PYTHON) ? undefined : `no ${PYTHON}`).describe("shellgate exec streams all output (issue 11 item 13)", () => {
+skipUnless(existsSync(PYTHON) ? undefined : `no ${PYTHON}`).describe("shellgate exec streams all output", () => {
   it("an output of far more than 10 000 chunks arrives complete, with its exit code", async () => {
     const r = await exec("--", PYTHON, "-c", PRODUCER);
     expect(r.stderr).toBe("done\n");
@@ -69,7 +69,7 @@ skipUnless(existsSync(PYTHON) ? undefined : `no ${PYTHON}`).describe("shellgate 
   }, 120_000);
 });
 
-describe("shellgate exec --json stays bounded (issue 11 item 13)", () => {
+describe("shellgate exec --json stays bounded", () => {
   it("a 50 MB output gives a JSON of about 1 MiB and a 0600 file holding all of it", async () => {
     const size = 50_000_000;
     const r = await exec("--json", "--", "bash", "-c", `head -c ${size} /dev/zero | tr '\\0' a; echo tail-end; echo err >&2; exit 5`);
@@ -113,7 +113,7 @@ describe("shellgate exec --json stays bounded (issue 11 item 13)", () => {
 const HOSTILE =
   "A\u001b]52;c;cm0gLXJmIH4K\u0007B\u001b]8;;https://evil.example/\u001b\\link\u001b]8;;\u001b\\C\u001b]0;owned\u0007D\u001bP+q544e\u001b\\E\u001b[6nF\u001b[31mred\u001b[0m\n";
 
-describe("terminal escape sequences in a command's output (issue 11 item 13)", () => {
+describe("terminal escape sequences in a command's output", () => {
   const printer = ["node", "-e", `process.stdout.write(${JSON.stringify(HOSTILE)}); process.stderr.write(${JSON.stringify(HOSTILE)})`];
 
   it("control: piped, the output arrives byte for byte, sequences included", async () => {

@@ -20,7 +20,7 @@ interface JsonResult {
   fullOutputFiles?: { stdout?: string; stderr?: string };
 }
 
-describe("shellgate exec --json saves the whole output (issue 12)", () => {
+describe("shellgate exec --json saves the whole output", () => {
   it("`seq 1 2000000` in the sandbox: the saved file equals seq's own output byte for byte", async () => {
     const r = await runBin(["exec", "--json", "--", "seq", "1", "2000000"], { env: s.env, cwd: s.project });
     expect(r.code).toBe(0);

@@ -141,15 +141,15 @@ skipUnless(notBuilt).describe("policy-check --host through the built bin", () =>
 skipUnless(notBuilt).describe("policy-check and prefix_rule(sandbox=, network=) (shellgate extension)", () => {
   it("adds sandbox and network to the match in the JSON and names the grant in --explain", async () => {
     const file = join(dir, "sandboxed.rules");
-    await writeFile(file, 'prefix_rule(pattern=["npm", "ci"], sandbox="workspace-write", network=["Registry.npmjs.org"])\nprefix_rule(pattern=["npm"])\n');
+    await writeFile(file, 'prefix_rule(pattern=["npm", "ci"], sandbox="workspace-write", network=["Registry.example.org"])\nprefix_rule(pattern=["npm"])\n');
     const r = await run(BIN, ["--rules", file, "npm", "ci"]);
     expect(r).toEqual({
       code: 0, stderr: "",
-      stdout: '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["npm","ci"],"decision":"allow","sandbox":"workspace-write","network":["registry.npmjs.org"]}},{"prefixRuleMatch":{"matchedPrefix":["npm"],"decision":"allow"}}],"decision":"allow"}\n',
+      stdout: '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["npm","ci"],"decision":"allow","sandbox":"workspace-write","network":["registry.example.org"]}},{"prefixRuleMatch":{"matchedPrefix":["npm"],"decision":"allow"}}],"decision":"allow"}\n',
     });
     const explained = await run(BIN, ["--rules", file, "--explain", "npm", "ci"]);
-    expect(explained.stdout).toContain("       sandbox: workspace-write; network: registry.npmjs.org\n");
-    expect(explained.stdout).toContain(`sandbox: workspace-write, network only to registry.npmjs.org — from the rule(s) with that decision that carry sandbox= (${file}:1:1)`);
+    expect(explained.stdout).toContain("       sandbox: workspace-write; network: registry.example.org\n");
+    expect(explained.stdout).toContain(`sandbox: workspace-write, network only to registry.example.org — from the rule(s) with that decision that carry sandbox= (${file}:1:1)`);
     expect((await run(BIN, ["--rules", file, "--explain", "npm", "i"])).stdout).not.toMatch(/^\s*sandbox:/m);
   });
 });
