@@ -99,7 +99,7 @@ describe.skipIf(skip !== undefined)(`the filesystem view through the CLI${skip ?
     });
   });
 
-  describe.skipIf(!isRoot)("item 3: /proc/sys stays read-only under a root caller (skipped unless root)", () => {
+  describe.skipIf(!isRoot)("/proc/sys stays read-only under a root caller (skipped unless root)", () => {
     // `true >>` opens for appending and writes nothing: no sysctl is ever changed.
     const script = "true >> /proc/sys/kernel/core_pattern && echo OPENED || echo REFUSED; cat /proc/sys/kernel/core_pattern";
 
@@ -220,7 +220,7 @@ describe.skipIf(skip !== undefined)(`the filesystem view through the CLI${skip ?
     });
   });
 
-  describe.skipIf(!hasGit)("item 6: `git init` in a package directory of a larger repository (skipped without git)", () => {
+  describe.skipIf(!hasGit)("`git init` in a package directory of a larger repository (skipped without git)", () => {
     it("cannot plant a core.fsmonitor for the host's next `git status`; git inside still finds the repository above", async () => {
       const base = scratch("git");
       const repo = path.join(base, "repo");

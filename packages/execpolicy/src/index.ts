@@ -35,5 +35,5 @@ export { appendAllowPrefixRule, appendNetworkRule, formatAllowPrefixRule, format
 export type { AppendAllowOptions, AllowRuleSandbox, NetworkRuleToAppend } from "./amend/index.js";
 export type { LockOptions } from "./amend/lock.js";
 export { shlexSplit, shlexQuote } from "./policy/shlex.js";
-export { normalizeNetworkHost } from "./policy/network-host.js";
+export { type HostSubject, normalizeNetworkHost } from "./policy/network-host.js";
 export { MAX_BRACKET_DEPTH, MAX_BLOCK_DEPTH, MAX_EXPR_DEPTH, DEFAULT_MAX_STEPS, MAX_CALL_DEPTH } from "./limits.js";

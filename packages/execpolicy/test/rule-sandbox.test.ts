@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  evaluationToCodexJson, InvalidArgumentError, InvalidNetworkHostError, loadPolicy, parsePolicy, Policy, PolicyDiagnosticError, PolicyError, ruleSandboxGrant,
+  evaluationToCodexJson, formatAllowPrefixRule, InvalidArgumentError, InvalidNetworkHostError, loadPolicy, parsePolicy, Policy, PolicyDiagnosticError, PolicyError, ruleSandboxGrant,
 } from "../src/index.js";
 import type { Evaluation } from "../src/index.js";
 import { diag, policy } from "./helpers.js";
@@ -100,6 +100,34 @@ describe("prefix_rule sandbox= and network= (shellgate extension)", () => {
     expect(() => Policy.empty().withPrefixRule(["a"], "forbidden", undefined, { sandbox: "read-only" })).toThrow(InvalidArgumentError);
     expect(() => Policy.empty().withPrefixRule(["a"], "allow", undefined, { sandbox: "read-only", network: ["*.x"] })).toThrow(InvalidNetworkHostError);
   });
+
+  it("a prefix rule's bad network host is worded as in a rules file: prefix_rule network host, not network_rule host", () => {
+    const inFile = (() => {
+      try {
+        parsePolicy([{ path: "p.rules", source: 'prefix_rule(pattern=["a"], sandbox="read-only", network=["*.x"])' }]);
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    const inMemory = (() => {
+      try {
+        Policy.empty().withPrefixRule(["a"], "allow", undefined, { sandbox: "read-only", network: ["*.x"] });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    const formatted = (() => {
+      try {
+        formatAllowPrefixRule(["a"], { sandbox: "read-only", network: ["*.x"] });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    const why = "invalid rule: prefix_rule network host must be a specific host; wildcards are not allowed";
+    expect(inFile?.message).toContain(why);
+    expect(inMemory?.message).toBe(why);
+    expect(formatted?.message).toBe(why);
+  });
 });
 
 describe("ruleSandboxGrant", () => {
@@ -181,7 +209,7 @@ describe("Policy#evaluateHost", () => {
       expect(e).toMatchObject({ code: "INVALID_NETWORK_RULE", host });
       expect((e as Error).message).toMatch(new RegExp(`^invalid rule: network_rule host .*${text.replace(/[()]/g, "\\$&")}`));
     }
-    expect(() => p.evaluateHost(1 as unknown as string)).toThrow(InvalidNetworkHostError);
+    expect(() => p.evaluateHost(1 as unknown as string)).toThrow("invalid rule: network_rule host must be a string (got number)");
   });
 });
 

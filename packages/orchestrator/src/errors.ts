@@ -1,3 +1,4 @@
+import type { CommandNotFoundError } from "@shellgate/sandbox";
 import { escapeForDisplay } from "./output/escape.js";
 
 /** Stable machine-readable codes for every error the orchestrator raises. */
@@ -123,11 +124,22 @@ export class SandboxDeniedError extends OrchestratorError {
   }
 }
 
-/** The process could not be started (missing program, bad cwd, sandbox helper failure). */
+/**
+ * The process could not be started (missing program, bad cwd, sandbox helper failure). A program that
+ * does not exist, or is not executable, where it would be looked up, sandboxed or not, is said as
+ * `command not found: NAME` and its `cause` is @shellgate/sandbox's `CommandNotFoundError` (which
+ * names the program): one class for the fact, whichever layer found it.
+ */
 export class SpawnFailedError extends OrchestratorError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("ORCH_SPAWN_FAILED", message, options);
   }
+}
+
+/** The `SpawnFailedError` for a program that is missing; the message escapes the name for display. */
+export function commandNotFound(notFound: CommandNotFoundError): SpawnFailedError {
+  const detail = notFound.detail ? ` (${notFound.detail})` : "";
+  return new SpawnFailedError(`command not found: ${escapeForDisplay(notFound.program)}${detail}`, { cause: notFound });
 }
 
 /**
@@ -269,16 +281,3 @@ export class WritableRootChangedError extends OrchestratorError {
   }
 }
 
-/**
- * The program does not exist (or is not executable) where it would be looked up. A kind of
- * `SpawnFailedError` (code `ORCH_SPAWN_FAILED`), so callers that map codes to exit statuses give 127;
- * the message is `command not found: NAME`, sandboxed or not.
- */
-export class CommandNotFoundError extends SpawnFailedError {
-  /** The program as given (`argv[0]`). */
-  readonly program: string;
-  constructor(program: string, detail?: string, options?: { cause?: unknown }) {
-    super(`command not found: ${escapeForDisplay(program)}${detail ? ` (${detail})` : ""}`, options);
-    this.program = program;
-  }
-}

@@ -96,7 +96,6 @@ export {
   AbortedError,
   ApprovalUnavailableError,
   CancelledError,
-  CommandNotFoundError,
   CommandTimeoutError,
   DecisionNotOfferedError,
   ForbiddenError,

@@ -1,4 +1,4 @@
-import { SandboxTransformError } from "@shellgate/sandbox";
+import { SandboxBackendError } from "@shellgate/sandbox";
 
 /** Why the Linux backend refused to build a sandboxed command. */
 export type LinuxSandboxFailure =
@@ -17,13 +17,11 @@ export type LinuxSandboxFailure =
   | "invalid-options";
 
 /**
- * The Linux backend could not sandbox a command. Extends the shared `SandboxTransformError`
+ * The Linux backend could not sandbox a command. Extends the shared `SandboxBackendError`
  * (code `SANDBOX_TRANSFORM_FAILED`); `failure` says which kind of problem it was.
  */
-export class LinuxSandboxError extends SandboxTransformError {
-  readonly failure: LinuxSandboxFailure;
+export class LinuxSandboxError extends SandboxBackendError<LinuxSandboxFailure> {
   constructor(failure: LinuxSandboxFailure, message: string, options?: { cause?: unknown }) {
-    super("linux", message, options);
-    this.failure = failure;
+    super("linux", failure, message, options);
   }
 }

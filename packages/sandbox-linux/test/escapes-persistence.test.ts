@@ -110,7 +110,7 @@ describe.skipIf(bwrapSkip !== undefined)(`the filesystem view cannot be re-arran
     });
   });
 
-  describe.skipIf(!isRoot)("item 3: /proc/sys and kin are read-only even for a root caller (skipped unless root)", () => {
+  describe.skipIf(!isRoot)("/proc/sys and kin are read-only even for a root caller (skipped unless root)", () => {
     // Nothing here ever writes a sysctl: `true >>` opens for appending and writes no byte (not `:`,
     // a special built-in whose failed redirection would end the shell).
     const core = "/proc/sys/kernel/core_pattern";
@@ -215,7 +215,7 @@ describe.skipIf(bwrapSkip !== undefined)(`the filesystem view cannot be re-arran
     });
   });
 
-  describe.skipIf(!hasGit)("item 6: a missing .git is held in every writable root (skipped without git)", () => {
+  describe.skipIf(!hasGit)("a missing .git is held in every writable root (skipped without git)", () => {
     it("`git init` + core.fsmonitor in a package directory cannot plant code for the host's next `git status`", async () => {
       const base = scratch("git", true);
       const repo = path.join(base, "repo");

@@ -1,4 +1,4 @@
-import { SandboxTransformError } from "@shellgate/sandbox";
+import { SandboxBackendError } from "@shellgate/sandbox";
 
 /**
  * Why the Seatbelt backend refused to build a sandboxed command; stable, for callers to branch on. (A machine
@@ -13,13 +13,11 @@ export type SeatbeltSandboxFailure =
   | "invalid-proxy-route";
 
 /**
- * The Seatbelt backend could not sandbox a command. Extends the shared `SandboxTransformError`
+ * The Seatbelt backend could not sandbox a command. Extends the shared `SandboxBackendError`
  * (code `SANDBOX_TRANSFORM_FAILED`, `backend: "seatbelt"`); `failure` says which kind of problem it was.
  */
-export class SeatbeltSandboxError extends SandboxTransformError {
-  readonly failure: SeatbeltSandboxFailure;
+export class SeatbeltSandboxError extends SandboxBackendError<SeatbeltSandboxFailure> {
   constructor(failure: SeatbeltSandboxFailure, message: string, options?: { cause?: unknown }) {
-    super("seatbelt", message, options);
-    this.failure = failure;
+    super("seatbelt", failure, message, options);
   }
 }

@@ -1,4 +1,4 @@
-import { SandboxTransformError } from "@shellgate/sandbox";
+import { SandboxBackendError } from "@shellgate/sandbox";
 
 /** Why the Windows backend refused to plan or build a sandboxed command (stable, for callers to branch on). */
 export type WindowsSandboxFailure =
@@ -22,13 +22,11 @@ export type WindowsSandboxFailure =
   | "invalid-proxy-route";
 
 /**
- * The Windows backend could not sandbox a command. Extends the shared `SandboxTransformError`
+ * The Windows backend could not sandbox a command. Extends the shared `SandboxBackendError`
  * (code `SANDBOX_TRANSFORM_FAILED`, backend `windows`); `failure` says which kind of problem it was.
  */
-export class WindowsSandboxError extends SandboxTransformError {
-  readonly failure: WindowsSandboxFailure;
+export class WindowsSandboxError extends SandboxBackendError<WindowsSandboxFailure> {
   constructor(failure: WindowsSandboxFailure, message: string, options?: { cause?: unknown }) {
-    super("windows", message, options);
-    this.failure = failure;
+    super("windows", failure, message, options);
   }
 }

@@ -122,6 +122,20 @@ export class SandboxTransformError extends SandboxError {
   }
 }
 
+/**
+ * The base of each backend's own error (`LinuxSandboxError`, `SeatbeltSandboxError`,
+ * `WindowsSandboxError`): a transform failure that also says which kind it was, as a stable `failure`
+ * from the backend's own list, for callers to branch on. A backend subclasses it only to fix its name
+ * and its list, so every backend's error has the same shape.
+ */
+export abstract class SandboxBackendError<F extends string> extends SandboxTransformError {
+  readonly failure: F;
+  constructor(backend: string, failure: F, message: string, options?: { cause?: unknown }) {
+    super(backend, message, options);
+    this.failure = failure;
+  }
+}
+
 /** A command spec handed to the manager did not validate; `field` is its dotted path (e.g. `argv`, `env.PATH`). */
 export class InvalidCommandSpecError extends SandboxError {
   readonly field: string;
@@ -143,8 +157,8 @@ export class CommandNotFoundError extends SandboxError {
   readonly searchPath: string | undefined;
   /** Why a program named by path cannot run (e.g. "not an executable file"); undefined when it is simply missing. */
   readonly detail: string | undefined;
-  constructor(program: string, options: { searchPath?: string; detail?: string } = {}) {
-    super("SANDBOX_COMMAND_NOT_FOUND", `command not found: ${program}${options.detail ? ` (${options.detail})` : ""}`);
+  constructor(program: string, options: { searchPath?: string; detail?: string; cause?: unknown } = {}) {
+    super("SANDBOX_COMMAND_NOT_FOUND", `command not found: ${program}${options.detail ? ` (${options.detail})` : ""}`, "cause" in options ? { cause: options.cause } : undefined);
     this.program = program;
     this.searchPath = options.searchPath;
     this.detail = options.detail;

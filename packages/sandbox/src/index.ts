@@ -9,6 +9,7 @@ export {
   InvalidSandboxPathError,
   InvalidSandboxPolicyError,
   SandboxBackendConflictError,
+  SandboxBackendError,
   SandboxBackendNotFoundError,
   SandboxError,
   type SandboxErrorCode,

@@ -40,7 +40,7 @@ function sandboxArgs(grant: AllowRuleSandbox | undefined): string {
     network.forEach((h, i) => {
       if (typeof h !== "string") throw new InvalidArgumentError(`network[${i}]`, `expected a string, got ${typeof h}`);
     });
-    const hosts = [...new Set(network.map(normalizeNetworkHost))];
+    const hosts = [...new Set(network.map((h) => normalizeNetworkHost(h, "prefix_rule network host")))];
     out += `, network=[${hosts.map((h) => JSON.stringify(h)).join(", ")}]`;
   }
   return out;

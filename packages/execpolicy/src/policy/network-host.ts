@@ -1,14 +1,17 @@
-/** `network_rule` host normalisation (spec section 3.3), shared by `network_rule`, `prefix_rule(network=...)` and the API. */
+/** Host normalisation for `network_rule`, `prefix_rule(network=...)` and the API: one set of rules, one wording. */
 import { InvalidNetworkHostError } from "../errors.js";
 import { ValueError } from "../lang/values.js";
 
 /**
- * Normalise `raw`, or return the reason it is not a host. `subject` names the thing being
- * validated in the message (`network_rule host`, `prefix_rule network host`), so every caller
- * gets the spec's wording for its own construct from one set of rules.
+ * The construct a host is written in; every message about a bad host names it, so a host refused in
+ * a `prefix_rule`'s `network=[…]` is not reported as a `network_rule` one, in a file or through the API.
  */
-function checkNetworkHost(raw: string, subject = "network_rule host"): { host: string } | { error: string } {
+export type HostSubject = "network_rule host" | "prefix_rule network host";
+
+/** Normalise `raw`, or return the reason it is not a host, in the one wording every caller uses. */
+function checkNetworkHost(raw: unknown, subject: HostSubject): { host: string } | { error: string } {
   const bad = (why: string) => ({ error: `invalid rule: ${subject} ${why}` });
+  if (typeof raw !== "string") return bad(`must be a string (got ${typeof raw})`);
   let h = raw.trim();
   if (h === "") return bad("cannot be empty");
   if (/:\/\/|[/?#]/.test(h)) return bad(`must be a hostname or IP literal (without scheme or path) (got ${h})`);
@@ -32,7 +35,7 @@ function checkNetworkHost(raw: string, subject = "network_rule host"): { host: s
  * Inside a builtin: normalise or throw the evaluation error that the interpreter turns into a
  * `PolicyDiagnosticError` at file:line:col (`keyword` points it at that argument).
  */
-export function normalizeHostInFile(raw: string, subject?: string, keyword?: string): string {
+export function normalizeHostInFile(raw: string, subject: HostSubject = "network_rule host", keyword?: string): string {
   const r = checkNetworkHost(raw, subject);
   if ("error" in r) throw new ValueError("INVALID_NETWORK_RULE", r.error, keyword);
   return r.host;
@@ -42,11 +45,11 @@ export function normalizeHostInFile(raw: string, subject?: string, keyword?: str
  * Normalise a network host exactly as `network_rule(host=...)` does (trim; strip `[…]` and a
  * `:port`; drop trailing dots; lower-case; refuse schemes, paths, wildcards, whitespace).
  * Throws `InvalidNetworkHostError` (code `INVALID_NETWORK_RULE`, no file location) for a host a
- * rules file could not name.
+ * rules file could not name, worded as a rules file's error would be for `subject` (default
+ * `network_rule host`).
  */
-export function normalizeNetworkHost(raw: string): string {
-  if (typeof raw !== "string") throw new InvalidNetworkHostError(String(raw), `invalid rule: network_rule host must be a string (got ${typeof raw})`);
-  const r = checkNetworkHost(raw);
-  if ("error" in r) throw new InvalidNetworkHostError(raw, r.error);
+export function normalizeNetworkHost(raw: string, subject: HostSubject = "network_rule host"): string {
+  const r = checkNetworkHost(raw, subject);
+  if ("error" in r) throw new InvalidNetworkHostError(String(raw), r.error);
   return r.host;
 }

@@ -97,7 +97,7 @@ export class Policy {
       if (decision === "forbidden") throw new InvalidArgumentError("grant", "a forbidden rule cannot carry a sandbox (a forbidden command never runs)");
       if (grant.sandbox !== "read-only" && grant.sandbox !== "workspace-write") throw new InvalidArgumentError("grant.sandbox", `expected "read-only" or "workspace-write", got ${JSON.stringify(grant.sandbox)}`);
       rule.sandbox = grant.sandbox;
-      if (grant.network !== undefined) rule.network = [...new Set(grant.network.map(normalizeNetworkHost))];
+      if (grant.network !== undefined) rule.network = [...new Set(grant.network.map((h) => normalizeNetworkHost(h, "prefix_rule network host")))];
     }
     return new Policy({
       files: this.files, rules: [...this.rules, rule], hostExecutables: new Map(this.hostExecutables as Map<string, string[]>), networkRules: [...this.networkRules],

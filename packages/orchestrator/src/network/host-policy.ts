@@ -68,14 +68,6 @@ export class NetworkHostPolicy {
     return [...last.values()].some((r) => r.decision !== "forbidden");
   }
 
-  /**
-   * @deprecated Use {@link NetworkHostPolicy.decide}: the proxy's callback and the host policy decide,
-   * and their answer is a verdict. Kept for integrators who call it; the same function.
-   */
-  judge(host: string, commandGrants: readonly HostGrant[] = []): HostVerdict {
-    return this.decide(host, commandGrants);
-  }
-
   /** The verdict for a normalised host; `commandGrants` are the hosts the running command's own rule grants. */
   decide(host: string, commandGrants: readonly HostGrant[] = []): HostVerdict {
     const rule = this.ruleFor(host);

@@ -1,4 +1,4 @@
-import { applyToolCaches, CommandNotFoundError as SandboxCommandNotFoundError, DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
+import { applyToolCaches, CommandNotFoundError, DirectoryListingCache, type ExecEnv, type SandboxPolicy, type TransformOptions } from "@shellgate/sandbox";
 import { normalizeNetworkHost } from "@shellgate/execpolicy";
 import { assessCommand, isKnownSafeCommand, type Admission } from "../admission/assess.js";
 import { fileSystemKind, hasDeniedReads } from "../admission/requirement.js";
@@ -11,7 +11,7 @@ import {
   type SandboxWrittenCode,
 } from "../admission/sandbox-written-code.js";
 import { RepositoryWatch } from "./repository-watch.js";
-import { AbortedError, ApprovalUnavailableError, CancelledError, CommandNotFoundError, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
+import { AbortedError, ApprovalUnavailableError, CancelledError, commandNotFound, errorMessage, ForbiddenError, OrchestratorError, RejectedError, SandboxPrepareFailedError, SpawnFailedError } from "../errors.js";
 import type { DecisionTrace } from "../events.js";
 import { askApproval, checkCancelled, forbiddingRule } from "./approval-step.js";
 import { explainAttempt, judgeProbe, releaseSandbox, retryAllowed, RETRY_REASON, verdictWithDenial } from "./decisions.js";
@@ -307,7 +307,7 @@ export class ExecPipeline {
     } catch (error) {
       await routed.run?.stop().catch(() => undefined);
       // A missing program is found by the backend's pre-spawn check; it is not a sandbox failure.
-      if (error instanceof SandboxCommandNotFoundError) throw new CommandNotFoundError(error.program, error.detail, { cause: error });
+      if (error instanceof CommandNotFoundError) throw commandNotFound(error);
       throw new SandboxPrepareFailedError(`cannot prepare the sandbox: ${errorMessage(error)}`, { cause: error });
     }
     // A sandboxed run that could write may leave a repository behind whose hooks and config the
@@ -324,7 +324,7 @@ export class ExecPipeline {
       await releaseSandbox(env);
       if (error instanceof OrchestratorError) throw error;
       if (request.signal?.aborted) throw new CancelledError();
-      if (isProgramMissing(error, request.argv[0])) throw new CommandNotFoundError(request.argv[0] ?? "", undefined, { cause: error });
+      if (isProgramMissing(error, request.argv[0])) throw commandNotFound(new CommandNotFoundError(request.argv[0] ?? "", { cause: error }));
       throw new SpawnFailedError(`cannot start the command: ${errorMessage(error)}`, { cause: error });
     }
     if (result.probe) await releaseSandbox(env);

@@ -16,12 +16,6 @@ describe("NetworkHostPolicy.decide", () => {
     expect(policy.decide("other.test")).toEqual({ host: "other.test", decision: "deny", source: { kind: "default" }, explicit: false });
   });
 
-  it("judge, its deprecated name, gives the same verdicts", () => {
-    const rules = [rule("evil.test", "forbidden", 1), rule("ask.test", "prompt", 2)];
-    const policy = new NetworkHostPolicy(() => ({ networkRules: rules }), grants(["granted.test"]));
-    for (const host of ["evil.test", "ask.test", "granted.test", "other.test"]) expect(policy.judge(host)).toEqual(policy.decide(host));
-  });
-
   it("the last network_rule naming a host decides among the rules (Codex's compiled lists), whatever its protocol", () => {
     const rules = [rule("flip.test", "forbidden", 1), { ...rule("flip.test", "allow", 2), protocol: "socks5_tcp" }, rule("flop.test", "allow", 3), rule("flop.test", "forbidden", 4)];
     const policy = new NetworkHostPolicy(() => ({ networkRules: rules }), grants());

@@ -1,3 +1,4 @@
+import { CommandNotFoundError } from "@shellgate/sandbox";
 import { describe, expect, it } from "vitest";
 import {
   AbortedError,
@@ -283,6 +284,33 @@ describe("attempt lifecycle", () => {
     await expect(new ExecPipeline(ctx).run(request(), launch)).rejects.toBeInstanceOf(SpawnFailedError);
     expect(manager.cleanups).toBe(1);
     expect(traces(events)[0]?.outcome).toBe("spawn_failed");
+  });
+
+  it("a missing program, found by the sandbox's check or by the launch, is one SpawnFailedError whose cause is the sandbox's CommandNotFoundError", async () => {
+    const checked = makeContext({
+      approvalPolicy: "never",
+      sandboxManager: {
+        prepare: async () => {
+          throw new CommandNotFoundError("no-such\u001b[31m", { detail: "not an executable file" });
+        },
+      },
+    });
+    const fromCheck = await new ExecPipeline(checked.ctx).run(request(), scriptedLauncher([]).launch).catch((e: unknown) => e);
+    expect(fromCheck).toBeInstanceOf(SpawnFailedError);
+    expect(fromCheck).toMatchObject({ code: "ORCH_SPAWN_FAILED", message: "command not found: no-such\\x1b[31m (not an executable file)" });
+    expect((fromCheck as Error).cause).toBeInstanceOf(CommandNotFoundError);
+
+    const launched = makeContext({ approvalPolicy: "never" });
+    const ptyMissing = Object.assign(new Error("spawn failed"), { code: "PTY_SPAWN_FAILED", errno: "ENOENT", program: "make" });
+    const fromLaunch = await new ExecPipeline(launched.ctx)
+      .run(request({ argv: ["make"] }), async () => {
+        throw ptyMissing;
+      })
+      .catch((e: unknown) => e);
+    expect(fromLaunch).toMatchObject({ code: "ORCH_SPAWN_FAILED", message: "command not found: make" });
+    const cause = (fromLaunch as Error).cause;
+    expect(cause).toBeInstanceOf(CommandNotFoundError);
+    expect(cause).toMatchObject({ program: "make", cause: ptyMissing });
   });
 
   it("a sandbox that cannot be prepared becomes SpawnFailedError", async () => {

@@ -139,7 +139,7 @@ async function checkHost(
   grant: CommandRuleGrant | undefined,
   options: { resolver?: CheckResolver; upstream?: UpstreamSettings } = {},
 ): Promise<HostCheckJson> {
-  const verdictJson = judgeHost(host, config, store, grant);
+  const verdictJson = decideHost(host, config, store, grant);
   if (verdictJson.decision === "deny") return { ...verdictJson, run: "refuse", refusedBy: "policy" };
   const proxy = await import("@shellgate/network-proxy");
   let upstream: HostCheckJson["upstream"] = null;
@@ -176,7 +176,7 @@ async function checkHost(
 }
 
 /** The policy's verdict on `host`, without resolving it. */
-function judgeHost(host: string, config: EffectiveConfig, store: PolicyStore, grant: CommandRuleGrant | undefined): Omit<HostCheckJson, "run"> {
+function decideHost(host: string, config: EffectiveConfig, store: PolicyStore, grant: CommandRuleGrant | undefined): Omit<HostCheckJson, "run"> {
   let normalized: string;
   try {
     normalized = normalizeNetworkHost(host);
