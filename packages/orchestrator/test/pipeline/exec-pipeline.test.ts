@@ -19,7 +19,7 @@ function traces(events: ReturnType<typeof makeContext>["events"]): DecisionTrace
   return events.flatMap((e) => (e.type === "trace" ? [e.trace] : []));
 }
 
-describe("seed 001 boundaries: approval is not sandboxing", () => {
+describe("approval is not sandboxing: an approved command still runs in the sandbox", () => {
   it("NeedsApproval + approved + use_default keeps the sandbox on the first attempt", async () => {
     const { handler, requests } = scriptedHandler(["approved"]);
     const { ctx, manager } = makeContext({ approvalHandler: handler });
