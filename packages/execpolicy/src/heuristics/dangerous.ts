@@ -1,4 +1,5 @@
 import { checkArgv, executableKey, type HeuristicsOptions } from "./executable.js";
+import { isDangerousPowerShell } from "./powershell-dangerous.js";
 
 /** sudo options that take a value, short and long. */
 const SUDO_SHORT_WITH_VALUE = new Set(["C", "D", "g", "h", "p", "R", "r", "T", "t", "U", "u"]);
@@ -50,6 +51,12 @@ function rmIsForced(args: readonly string[]): boolean {
  * Whether one plain command might destroy data without asking: `rm` with `-f` (alone or in a cluster
  * such as `-rf`) or `--force` before `--`, also behind `sudo` and its options. Programs are matched by
  * file name. Shell wrappers are not looked into here; split them first.
+ *
+ * With `dialect: "powershell"`, argv is one PowerShell command: also dangerous are recursive forced
+ * removal in any spelling (Remove-Item or an alias of it with a prefix of `-Recurse` and of `-Force`,
+ * `del`/`erase`/`rd`/`rmdir` with `/s` and `/q`) and commands that wipe disks or stop the machine
+ * (`Format-Volume`, `Clear-Disk`, `Stop-Computer`, …). The POSIX judgement applies too: on a system
+ * without the PowerShell alias, `rm` is the real rm.
  * @throws InvalidArgvError when argv is not an array of strings.
  */
 export function isDangerousArgv(argv: readonly string[], opts: HeuristicsOptions = {}): boolean {
@@ -62,5 +69,6 @@ export function isDangerousArgv(argv: readonly string[], opts: HeuristicsOptions
   }
   const argv0 = command[0];
   if (argv0 === undefined) return false;
+  if (opts.dialect === "powershell" && isDangerousPowerShell(command)) return true;
   return executableKey(argv0, platform) === "rm" && rmIsForced(command.slice(1));
 }

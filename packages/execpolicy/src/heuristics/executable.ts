@@ -2,6 +2,12 @@
 export interface HeuristicsOptions {
   /** The platform the command would run on (default: this process's). Decides Linux-only entries and Windows names. */
   platform?: NodeJS.Platform;
+  /**
+   * The language the command's words come from (default `posix`). `powershell`: argv is one command of
+   * a PowerShell script (argv[0] a cmdlet, an alias or an external program), judged by PowerShell's
+   * rules: case-insensitive names, parameters abbreviated to any unambiguous prefix or written `-Name:value`.
+   */
+  dialect?: "posix" | "powershell";
 }
 
 /** argv handed to a heuristic was not an array of strings. */

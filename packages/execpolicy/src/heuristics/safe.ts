@@ -1,4 +1,5 @@
 import { checkArgv, executableKey, type HeuristicsOptions } from "./executable.js";
+import { cmdletArgsSafe, isWindowsOnlyAlias, safeCmdlet } from "./powershell-safe.js";
 
 /** Read-only tools that are safe with any arguments. */
 const ALWAYS_SAFE = new Set([
@@ -78,6 +79,25 @@ function sedSafe(argv: readonly string[]): boolean {
   return file === undefined || file === "-" || !file.startsWith("-");
 }
 
+/** External programs a PowerShell command may be known-safe as, judged as in a POSIX shell. */
+const POWERSHELL_EXTERNALS = new Set(["git", "rg"]);
+
+/**
+ * One PowerShell command: a listed read-only cmdlet or alias with known harmless arguments, or `git`/`rg`
+ * (and, outside Windows, `ls`/`cat`/`sort`/`write`, which are native programs there) as the POSIX rules
+ * judge them. PowerShell outside Windows expands an unquoted wildcard in a native program's arguments
+ * to file names the workspace chose, so such a word refuses the command there.
+ */
+function powerShellSafe(argv: readonly string[], platform: NodeJS.Platform): boolean {
+  const argv0 = argv[0]!;
+  const cmdlet = safeCmdlet(argv0, platform);
+  if (cmdlet) return cmdletArgsSafe(cmdlet, argv.slice(1));
+  const native = POWERSHELL_EXTERNALS.has(executableKey(argv0, platform)) || (platform !== "win32" && isWindowsOnlyAlias(argv0));
+  if (!native) return false;
+  if (platform !== "win32" && argv.slice(1).some((a) => /[*?[]/.test(a))) return false;
+  return isKnownSafeArgv(argv, { platform });
+}
+
 /**
  * Whether one plain command (already split out of any shell wrapper) only reads: the fixed safelist,
  * or `base64`/`find`/`rg`/`sed -n Np`/`uniq [IN]` without the arguments that make them run programs
@@ -86,6 +106,12 @@ function sedSafe(argv: readonly string[]): boolean {
  * directory (`/usr/bin/cat` is `cat`; `./cat` and `bin/cat` are never safe, nor on Windows any path
  * at all). Shell wrappers (`bash -lc ...`) are not looked into here; split them first, and treat a
  * command whose words came from a glob as not safe (the glob's expansion is not in argv).
+ *
+ * With `dialect: "powershell"`, argv is one PowerShell command: known-safe are the read-only cmdlets
+ * (Get-ChildItem, Get-Content, Select-String, Select-Object, Sort-Object, Measure-Object, Get-Item,
+ * Get-Location, Test-Path, Resolve-Path, Write-Output, Format-Table, Format-List, Out-String) and
+ * their aliases, in any case, when every parameter resolves to one known to only read (an unknown or
+ * ambiguous one refuses) and no path names another machine; and `rg` as above. Everything else is not.
  * @throws InvalidArgvError when argv is not an array of strings.
  */
 export function isKnownSafeArgv(argv: readonly string[], opts: HeuristicsOptions = {}): boolean {
@@ -93,6 +119,7 @@ export function isKnownSafeArgv(argv: readonly string[], opts: HeuristicsOptions
   const argv0 = argv[0];
   if (argv0 === undefined) return false;
   const platform = opts.platform ?? process.platform;
+  if (opts.dialect === "powershell") return powerShellSafe(argv, platform);
   if (!trustedProgramPath(argv0, platform)) return false;
   const key = executableKey(argv0, platform);
   if (key === "uniq") return uniqSafe(argv.slice(1));

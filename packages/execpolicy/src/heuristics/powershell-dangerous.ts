@@ -1,0 +1,59 @@
+import { commandKey, parameterWord } from "./powershell-words.js";
+
+/** Remove-Item and every alias of it, with the cmd.exe removal commands these names also spell. */
+const REMOVE_ITEM = new Set(["remove-item", "rm", "ri", "del", "erase", "rd", "rmdir"]);
+/** The cmd.exe spellings, which take `/S` (the whole tree) and `/Q` (no confirmation). */
+const CMD_REMOVE = new Set(["del", "erase", "rd", "rmdir"]);
+
+/**
+ * Commands that destroy a disk, a partition or a whole store of data, or end every program on the
+ * machine, with any arguments. Clear-RecycleBin is in whatever form: without `-Force` it only asks when
+ * a console can answer, and what it removes cannot be restored. Stop-Computer and Restart-Computer
+ * end every process (unsaved work included) and cannot be undone by whoever asked for them, which
+ * is what this list is for; `format` is cmd's disk formatter.
+ */
+const DESTROYS_WHOLESALE = new Set([
+  "format-volume", "clear-disk", "initialize-disk", "remove-partition", "clear-recyclebin", "stop-computer",
+  "restart-computer", "format",
+]);
+
+/** Any prefix of `-Recurse` (`-r` included) is it, or would be were it not ambiguous: over-approximated. */
+const isRecurse = (name: string) => name.length >= 1 && "recurse".startsWith(name);
+/** `-fo` … `-Force`, and `-f` (ambiguous with `-Filter`; counted anyway). */
+const isForce = (name: string) => name.length >= 1 && "force".startsWith(name);
+
+function removesTreeForced(args: readonly string[]): boolean {
+  let recurse = false;
+  let force = false;
+  for (const a of args) {
+    const p = parameterWord(a);
+    if (!p) continue;
+    // `--` ends the parameters, but a word after it counting too only over-approximates.
+    if (isRecurse(p.name)) recurse = true;
+    if (isForce(p.name)) force = true;
+  }
+  return recurse && force;
+}
+
+/** cmd.exe switches may be glued (`/s/q`) and written in any case. */
+function cmdRemovesTreeQuietly(args: readonly string[]): boolean {
+  const switches = new Set(
+    args.filter((a) => a.startsWith("/")).flatMap((a) => a.split("/").filter((s) => s !== "").map((s) => s.toLowerCase())),
+  );
+  return switches.has("s") && switches.has("q");
+}
+
+/**
+ * Whether one PowerShell command might destroy data without asking. Over-approximates: names are
+ * matched without module qualifier, directory or extension, and any parameter that may be the one
+ * (an ambiguous prefix included) counts.
+ */
+export function isDangerousPowerShell(argv: readonly string[]): boolean {
+  const argv0 = argv[0];
+  if (argv0 === undefined) return false;
+  const key = commandKey(argv0);
+  if (DESTROYS_WHOLESALE.has(key)) return true;
+  const args = argv.slice(1);
+  if (REMOVE_ITEM.has(key) && removesTreeForced(args)) return true;
+  return CMD_REMOVE.has(key) && cmdRemovesTreeQuietly(args);
+}
