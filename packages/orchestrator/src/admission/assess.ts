@@ -16,6 +16,17 @@ import {
   type SegmentFacts,
 } from "./requirement.js";
 
+/**
+ * The language a command's words come from: `powershell` for a command of a `pwsh`/`powershell`
+ * script, judged by PowerShell's names and parameter rules; absent for a POSIX shell's.
+ */
+export type ScriptDialect = "powershell";
+
+/** What the heuristics are told about a command besides its words. */
+export interface HeuristicCallOptions {
+  dialect?: ScriptDialect;
+}
+
 /** How a shell wrapper was split: the shape of `@shellgate/shell-detect`'s `SplitResult`. */
 export type SplitOutcome =
   | {
@@ -23,8 +34,10 @@ export type SplitOutcome =
       commands: string[][];
       /** Per command: an unquoted glob expands to file names the workspace chose; such a command is never known-safe. */
       globbed?: boolean[];
+      /** The script's language when it is not a POSIX shell's: its commands are judged in it. */
+      dialect?: ScriptDialect;
     }
-  | { kind: "not-plain"; reason: string }
+  | { kind: "not-plain"; reason: string; dialect?: ScriptDialect }
   | { kind: "not-a-shell" };
 
 /** The heredoc fallback's result: the shape of `@shellgate/shell-detect`'s `HeredocSplit`. */
@@ -41,12 +54,14 @@ export interface AdmissionDeps {
   /**
    * Every literal command anywhere in a `bash|zsh|sh -c/-lc` wrapper's script (inside pipelines,
    * control flow, redirected statements, `$(...)`), or `undefined` when argv is no such wrapper or the
-   * script does not parse: the shape of `@shellgate/shell-detect`'s `literalCommands`. Consulted only
+   * script does not parse: the shape of `@shellgate/shell-detect`'s `literalCommands` (a PowerShell
+   * script's commands, in the language the split names). Consulted only
    * when the plain split fails, so a dangerous command cannot hide behind a redirect or a substitution.
    */
   literalCommands(argv: readonly string[]): Promise<string[][] | undefined>;
-  isKnownSafeArgv(argv: readonly string[]): boolean;
-  isDangerousArgv(argv: readonly string[]): boolean;
+  /** Judges one command; `opts.dialect` names the script language it came from (POSIX when absent). */
+  isKnownSafeArgv(argv: readonly string[], opts?: HeuristicCallOptions): boolean;
+  isDangerousArgv(argv: readonly string[], opts?: HeuristicCallOptions): boolean;
 }
 
 /** What admission needs to know about a call. */
@@ -102,6 +117,12 @@ export interface Admission {
    * allow rules' bypass was withheld for it, and `requirement` is the withheld one.
    */
   sandboxWritten?: { found: SandboxWrittenCode[]; kept: boolean };
+  /**
+   * The language of the script the segments (or, for a script that is not plain, its literal commands)
+   * came from, when it is not a POSIX shell's; anything judging a segment again (the "always allow"
+   * offer) judges it in this language. Absent for POSIX shells and commands that are no script.
+   */
+  dialect?: ScriptDialect;
 }
 
 /** How one segment was judged. */
@@ -138,7 +159,10 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
   const complexParsing = splitKind === "heredoc";
   // A script that is not plain is judged whole, and the plain split cannot see into it; look at every
   // literal command instead: any literal command anywhere in the script counts, so none can hide.
-  const hiddenDangerous = split.kind === "not-plain" ? await hiddenDangerousCommands(deps, input.argv) : [];
+  const dialect = split.kind === "plain" || split.kind === "not-plain" ? split.dialect : undefined;
+  const hiddenDangerous = split.kind === "not-plain" ? await hiddenDangerousCommands(deps, input.argv, dialectOptions(dialect)) : [];
+  // Only the plain split's commands are in the script's language; a script judged whole is the wrapper's argv.
+  const segmentOptions = splitKind === "plain" ? dialectOptions(dialect) : {};
 
   // A glob's words come from the directory's file names (`sed -n 1p *` with a file `-e1e touch X`),
   // so the arguments seen here are not the ones the program gets: never known-safe.
@@ -148,8 +172,8 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
     return {
       segment,
       evaluation,
-      knownSafe: !complexParsing && hiddenDangerous.length === 0 && !globbed(i) && deps.isKnownSafeArgv(segment),
-      dangerous: hiddenDangerous.length > 0 || deps.isDangerousArgv(segment),
+      knownSafe: !complexParsing && hiddenDangerous.length === 0 && !globbed(i) && deps.isKnownSafeArgv(segment, segmentOptions),
+      dangerous: hiddenDangerous.length > 0 || deps.isDangerousArgv(segment, segmentOptions),
     };
   });
 
@@ -182,7 +206,7 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
     v.source === "rule" ? { ...v } : { ...v, verdict: verdictOf(facts[i]!) },
   );
 
-  const dangerousSegments = [...hiddenDangerous, ...facts.filter((f) => deps.isDangerousArgv(f.segment)).map((f) => [...f.segment])];
+  const dangerousSegments = [...hiddenDangerous, ...facts.filter((f) => deps.isDangerousArgv(f.segment, segmentOptions)).map((f) => [...f.segment])];
   return {
     segments,
     split: splitKind,
@@ -194,13 +218,19 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
     ...(hiddenDangerous.length > 0 ? { hiddenDangerous } : {}),
     ...(dangerousSegments.length > 0 ? { dangerousSegments } : {}),
     requirement,
+    ...(dialect ? { dialect } : {}),
   };
 }
 
+/** The options that tell a heuristic a command's language (none for POSIX). */
+export function dialectOptions(dialect: ScriptDialect | undefined): HeuristicCallOptions {
+  return dialect ? { dialect } : {};
+}
+
 /** The literal commands of a wrapper's script that the dangerous-command heuristic flags. */
-async function hiddenDangerousCommands(deps: AdmissionDeps, argv: readonly string[]): Promise<string[][]> {
+async function hiddenDangerousCommands(deps: AdmissionDeps, argv: readonly string[], opts: HeuristicCallOptions): Promise<string[][]> {
   const literal = await deps.literalCommands(argv);
-  return (literal ?? []).filter((command) => command.length > 0 && deps.isDangerousArgv(command)).map((c) => [...c]);
+  return (literal ?? []).filter((command) => command.length > 0 && deps.isDangerousArgv(command, opts)).map((c) => [...c]);
 }
 
 /** Whether every segment of `argv` (a shell wrapper is split first) is a known-safe read-only command. */
@@ -211,7 +241,7 @@ export async function isKnownSafeWith(deps: AdmissionDeps, argv: readonly string
   return (
     split.kind === "plain" &&
     split.commands.length > 0 &&
-    split.commands.every((c, i) => split.globbed?.[i] !== true && deps.isKnownSafeArgv(c))
+    split.commands.every((c, i) => split.globbed?.[i] !== true && deps.isKnownSafeArgv(c, dialectOptions(split.dialect)))
   );
 }
 
@@ -220,8 +250,8 @@ export const DEFAULT_ADMISSION_DEPS: AdmissionDeps = Object.freeze({
   splitShellCommand,
   splitHeredocCommand,
   literalCommands,
-  isKnownSafeArgv: (argv: readonly string[]) => isKnownSafeArgv(argv),
-  isDangerousArgv: (argv: readonly string[]) => isDangerousArgv(argv),
+  isKnownSafeArgv: (argv: readonly string[], opts?: HeuristicCallOptions) => isKnownSafeArgv(argv, dialectOptions(opts?.dialect)),
+  isDangerousArgv: (argv: readonly string[], opts?: HeuristicCallOptions) => isDangerousArgv(argv, dialectOptions(opts?.dialect)),
 });
 
 /**
@@ -233,8 +263,8 @@ export async function assessCommand(input: AdmissionInput, deps: AdmissionDeps =
 }
 
 /**
- * Whether `argv` is a known-safe read-only command; a `bash|zsh|sh -c/-lc` wrapper is safe when its
- * script splits into plain commands that are all safe. Used to mark tool calls as non-mutating.
+ * Whether `argv` is a known-safe read-only command; a `bash|zsh|sh -c/-lc` wrapper (or a PowerShell
+ * one, judged in PowerShell's terms) is safe when its script splits into plain commands that are all safe. Used to mark tool calls as non-mutating.
  */
 export async function isKnownSafeCommand(argv: readonly string[], deps: AdmissionDeps = DEFAULT_ADMISSION_DEPS): Promise<boolean> {
   return isKnownSafeWith(deps, argv);

@@ -9,6 +9,7 @@ export {
   type Admission,
   type AdmissionInput,
   type HeuristicVerdict,
+  type ScriptDialect,
   type SegmentDetail,
 } from "./assess.js";
 export {

@@ -21,8 +21,15 @@
 import { commandStructure, isDangerousArgv, programName, wrappedCommands } from "@shellgate/execpolicy";
 import { amendmentRefusal } from "./refusal.js";
 
-/** Programs whose every use names what they destroy: their rule is the whole command. */
-const DESTRUCTIVE = new Set(["rm", "rmdir", "unlink", "shred", "dd", "truncate", "wipefs", "chmod", "chown", "chgrp", "kill", "pkill", "killall"]);
+/**
+ * Programs whose every use names what they destroy: their rule is the whole command. The PowerShell
+ * names (Remove-Item and its aliases, Clear-Content, Stop-Process) are here too, so a rule written
+ * from a PowerShell script's `Remove-Item x` is never `Remove-Item` alone; no POSIX program shares them.
+ */
+const DESTRUCTIVE = new Set([
+  "rm", "rmdir", "unlink", "shred", "dd", "truncate", "wipefs", "chmod", "chown", "chgrp", "kill", "pkill", "killall",
+  "remove-item", "ri", "del", "erase", "rd", "clear-content", "clc", "clear-item", "stop-process", "spps",
+]);
 
 function destructive(argv0: string): boolean {
   const name = programName(argv0);

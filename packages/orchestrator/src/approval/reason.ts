@@ -72,8 +72,17 @@ function longestPromptRule(matches: readonly PolicyRuleMatch[]): PolicyRuleMatch
   return best;
 }
 
-/** What makes `rm` dangerous here, in words. */
-function describeDangerous(segment: readonly string[]): string {
+/** The PowerShell commands rated dangerous whatever their arguments; the others are removals. */
+const POWERSHELL_WIPE = /^(format-volume|clear-disk|initialize-disk|remove-partition|clear-recyclebin|stop-computer|restart-computer|format)(\.com|\.exe)?$/i;
+
+/** What makes a command dangerous here, in words (`rm -f`, or in a PowerShell script a tree removal or a wipe). */
+function describeDangerous(segment: readonly string[], dialect: Admission["dialect"]): string {
+  if (dialect === "powershell") {
+    const name = (segment[0] ?? "").replace(/^.*[\\/]/, "");
+    return POWERSHELL_WIPE.test(name)
+      ? `dangerous: \`${renderCommand(segment)}\` (PowerShell) wipes a disk or the recycle bin, or stops the machine, without asking`
+      : `dangerous: \`${renderCommand(segment)}\` is a forced removal (PowerShell): it removes files, a whole tree with -Recurse or /s, without asking`;
+  }
   const args = segment.slice(1);
   const recursive = args.some((a) => a === "--recursive" || (/^-[a-zA-Z]*[rR]/.test(a) && !a.startsWith("--")));
   return `dangerous: \`${renderCommand(segment)}\` is a forced${recursive ? " recursive" : ""} delete (rm -f${recursive ? "r" : ""}): it removes files without asking`;
@@ -84,7 +93,7 @@ function describeDangerous(segment: readonly string[]): string {
  * command heuristic, else an escalation request, else the approval policy.
  */
 export function approvalReasonFor(
-  admission: Pick<Admission, "matchedRules" | "dangerousSegments" | "sandboxWritten">,
+  admission: Pick<Admission, "matchedRules" | "dangerousSegments" | "sandboxWritten" | "dialect">,
   ctx: { approvalPolicy: ApprovalPolicy; permissions: SandboxPermissions },
 ): ApprovalReason {
   const written = admission.sandboxWritten;
@@ -109,7 +118,7 @@ function withWrittenNote(reason: ApprovalReason, found: readonly SandboxWrittenC
 }
 
 function primaryReason(
-  admission: Pick<Admission, "matchedRules" | "dangerousSegments">,
+  admission: Pick<Admission, "matchedRules" | "dangerousSegments" | "dialect">,
   ctx: { approvalPolicy: ApprovalPolicy; permissions: SandboxPermissions },
 ): ApprovalReason {
   const rule = longestPromptRule(admission.matchedRules);
@@ -131,7 +140,7 @@ function primaryReason(
     };
   }
   const dangerous = admission.dangerousSegments?.[0];
-  if (dangerous) return { kind: "heuristic", text: describeDangerous(dangerous) };
+  if (dangerous) return { kind: "heuristic", text: describeDangerous(dangerous, admission.dialect) };
   if (ctx.permissions === "require_escalated") {
     return { kind: "escalation", text: "the agent asks to run this command outside the sandbox" };
   }

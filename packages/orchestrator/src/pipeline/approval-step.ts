@@ -1,5 +1,5 @@
 import type { Admission } from "../admission/assess.js";
-import { DEFAULT_ADMISSION_DEPS } from "../admission/assess.js";
+import { DEFAULT_ADMISSION_DEPS, dialectOptions } from "../admission/assess.js";
 import { renderCommand } from "../admission/requirement.js";
 import type { SandboxWrittenCode } from "../admission/sandbox-written-code.js";
 import { amendmentRefusal, approvalOffer } from "../approval/offers.js";
@@ -53,7 +53,9 @@ export async function askApproval(ctx: PipelineContext, request: ExecRequest, ad
   const handler = ctx.approvalHandler;
   if (!handler) throw new ApprovalUnavailableError(renderCommand(request.argv), why.text);
   checkCancelled(request.signal);
-  const isDangerousArgv = ctx.admissionDeps?.isDangerousArgv ?? DEFAULT_ADMISSION_DEPS.isDangerousArgv;
+  const judge = ctx.admissionDeps?.isDangerousArgv ?? DEFAULT_ADMISSION_DEPS.isDangerousArgv;
+  // The offered prefix is a segment of the admitted script: judged in that script's language.
+  const isDangerousArgv = (argv: readonly string[]) => judge(argv, dialectOptions(admission.dialect));
   const offer = approvalOffer({
     admission,
     candidate: extra.proposedAmendment,

@@ -395,7 +395,8 @@ function amendmentFor(admission: Admission, config: Pick<EffectiveConfig, "userR
     candidate: r.proposedAmendment,
     retryAfterDenial: false,
     userRulesFile: config.userRulesFile,
-    isDangerousArgv: (argv) => isDangerousArgv(argv),
+    // The candidate is a segment of the admitted script: judged in that script's language, as the prompt does.
+    isDangerousArgv: (argv) => isDangerousArgv(argv, admission.dialect ? { dialect: admission.dialect } : {}),
   });
   if ("withheld" in offer && r.kind === "skip" && !r.proposedAmendment) return undefined;
   return offer;
