@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isDangerousArgv, isKnownSafeArgv } from "../../src/heuristics/index.js";
+import { isDangerousArgv, isKnownSafeArgv, type HeuristicsOptions } from "../../src/heuristics/index.js";
 
-const win = { platform: "win32" as const, dialect: "powershell" as const };
-const linux = { platform: "linux" as const, dialect: "powershell" as const };
+const win: HeuristicsOptions = { platform: "win32", dialect: "powershell" };
+const linux: HeuristicsOptions = { platform: "linux", dialect: "powershell" };
 /** Splits a command on spaces: the tables below hold no quoted words. */
 const words = (command: string) => command.split(" ");
 const safe = (command: string, opts = win) => isKnownSafeArgv(words(command), opts);
