@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isDangerousArgv, isKnownSafeArgv, type HeuristicsOptions } from "../../src/heuristics/index.js";
 
@@ -204,5 +205,70 @@ describe("PowerShell dangerous: disks, the recycle bin and the machine", () => {
 
   it("none of them is known-safe", () => {
     for (const command of ["Format-Volume", "Clear-Disk", "Stop-Computer"]) expect(safe(command)).toBe(false);
+  });
+});
+
+describe("PowerShell heuristics: properties", () => {
+  /** A word with each letter's case chosen at random. */
+  const anyCase = (word: string) =>
+    fc.array(fc.boolean(), { minLength: word.length, maxLength: word.length }).map((up) => [...word].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(""));
+  const dash = fc.constantFrom("-", "\u2013", "\u2014");
+  /** `-` + a prefix of `name` at least `min` long, in any case, maybe with `:value`. */
+  const parameter = (name: string, min: number) =>
+    fc
+      .tuple(dash, fc.integer({ min, max: name.length }), fc.constantFrom("", ":true", ":1"))
+      .chain(([d, len, value]) => anyCase(name.slice(0, len)).map((p) => `${d}${p}${value}`));
+  const operand = fc.constantFrom("x", "C:\\", "build", "./a b", "*");
+
+  it("Remove-Item in any spelling with a -Recurse and a -Force prefix, in any order among its operands, is dangerous", () => {
+    const remover = fc.constantFrom("Remove-Item", "rm", "ri", "del", "erase", "rd", "rmdir").chain(anyCase);
+    fc.assert(
+      fc.property(remover, parameter("recurse", 1), parameter("force", 1), fc.array(operand, { maxLength: 3 }), fc.boolean(), (name, r, f, ops, swap) => {
+        const args = swap ? [f, ...ops, r] : [r, ...ops, f];
+        expect(isDangerousArgv([name, ...args], win)).toBe(true);
+        expect(isDangerousArgv([name, ...args], linux)).toBe(true);
+        expect(isKnownSafeArgv([name, ...args], win)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a verb with side effects is never known-safe, whatever the noun and the arguments (Out-String, which only formats, aside)", () => {
+    const verb = fc.constantFrom("Set", "New", "Remove", "Add", "Clear", "Invoke", "Start", "Stop", "Move", "Copy", "Rename", "Out", "Export", "Install", "Update");
+    const noun = fc.constantFrom("Content", "Item", "ChildItem", "Location", "Object", "Process", "File", "WebRequest", "Expression", "Job", "Module");
+    const word = fc.oneof(operand, parameter("path", 1), parameter("recurse", 1), fc.string({ maxLength: 8 }));
+    fc.assert(
+      fc.property(verb, noun, fc.array(word, { maxLength: 4 }), (v, n, args) => {
+        expect(isKnownSafeArgv([`${v}-${n}`, ...args], win)).toBe(false);
+        expect(isKnownSafeArgv([`${v}-${n}`.toLowerCase(), ...args], linux)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a refused parameter refuses a read-only cmdlet in any unambiguous spelling", () => {
+    // The shortest unambiguous prefix of each (`-wa` is WarningAction's alias, so Wait needs `-wai`).
+    const refused = fc
+      .constantFrom<[string, string, number]>(
+        ["Get-Content", "credential", 1], ["Get-Content", "wait", 3], ["Get-Item", "credential", 1], ["Get-Content", "outvariable", 4],
+        ["Test-Path", "credential", 1], ["Select-Object", "pipelinevariable", 2],
+      )
+      .chain(([cmdlet, name, min]) => parameter(name, min).map((p) => [cmdlet, p] as const));
+    fc.assert(
+      fc.property(refused, fc.array(operand, { maxLength: 2 }), ([cmdlet, p], ops) => {
+        expect(isKnownSafeArgv([cmdlet, ...ops, p, "v"], win)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("arbitrary words never throw", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 12 }), { maxLength: 6 }), (argv) => {
+        expect(typeof isKnownSafeArgv(argv, win)).toBe("boolean");
+        expect(typeof isDangerousArgv(argv, linux)).toBe("boolean");
+      }),
+      { numRuns: 300 },
+    );
   });
 });
