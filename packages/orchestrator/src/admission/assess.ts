@@ -54,9 +54,9 @@ export interface AdmissionDeps {
   /**
    * Every literal command anywhere in a `bash|zsh|sh -c/-lc` wrapper's script (inside pipelines,
    * control flow, redirected statements, `$(...)`), or `undefined` when argv is no such wrapper or the
-   * script does not parse: the shape of `@shellgate/shell-detect`'s `literalCommands` (a PowerShell
-   * script's commands, in the language the split names). Consulted only
-   * when the plain split fails, so a dangerous command cannot hide behind a redirect or a substitution.
+   * script does not parse: the shape of `@shellgate/shell-detect`'s `literalCommands` (for a PowerShell
+   * script, its commands, judged in the language the split names). Consulted only when the plain split
+   * fails, so a dangerous command cannot hide behind a redirect or a substitution.
    */
   literalCommands(argv: readonly string[]): Promise<string[][] | undefined>;
   /** Judges one command; `opts.dialect` names the script language it came from (POSIX when absent). */
@@ -264,7 +264,8 @@ export async function assessCommand(input: AdmissionInput, deps: AdmissionDeps =
 
 /**
  * Whether `argv` is a known-safe read-only command; a `bash|zsh|sh -c/-lc` wrapper (or a PowerShell
- * one, judged in PowerShell's terms) is safe when its script splits into plain commands that are all safe. Used to mark tool calls as non-mutating.
+ * one, judged in PowerShell's terms) is safe when its script splits into plain commands that are all
+ * safe. Used to mark tool calls as non-mutating.
  */
 export async function isKnownSafeCommand(argv: readonly string[], deps: AdmissionDeps = DEFAULT_ADMISSION_DEPS): Promise<boolean> {
   return isKnownSafeWith(deps, argv);
