@@ -43,16 +43,37 @@ function cmdRemovesTreeQuietly(args: readonly string[]): boolean {
   return switches.has("s") && switches.has("q");
 }
 
+/** Words by which cmd chains commands, when they stand alone. */
+const CMD_SEPARATORS = new Set(["&", "&&", "||", "|"]);
+
+/**
+ * The commands a `cmd /c …` (or `/k`) inside a PowerShell script runs, as far as its words tell:
+ * everything after the switch, and everything after each separator word. cmd's own quoting is not
+ * read, so this only over-approximates.
+ */
+function cmdCommands(args: readonly string[]): string[][] {
+  const start = args.findIndex((a) => /^\/[ck]$/i.test(a));
+  if (start < 0) return [];
+  const rest = args.slice(start + 1);
+  const out: string[][] = [[...rest]];
+  rest.forEach((w, i) => {
+    if (CMD_SEPARATORS.has(w)) out.push(rest.slice(i + 1));
+  });
+  return out;
+}
+
 /**
  * Whether one PowerShell command might destroy data without asking. Over-approximates: names are
- * matched without module qualifier, directory or extension, and any parameter that may be the one
- * (an ambiguous prefix included) counts.
+ * matched without module qualifier, directory or extension, any parameter that may be the one (an
+ * ambiguous prefix included) counts, and a `cmd /c` command is looked into word by word.
  */
 export function isDangerousPowerShell(argv: readonly string[]): boolean {
   const argv0 = argv[0];
   if (argv0 === undefined) return false;
   const key = commandKey(argv0);
   if (DESTROYS_WHOLESALE.has(key)) return true;
+  // Each nested command is shorter than argv, so this ends.
+  if (key === "cmd" && cmdCommands(argv.slice(1)).some((c) => isDangerousPowerShell(c))) return true;
   const args = argv.slice(1);
   if (REMOVE_ITEM.has(key) && removesTreeForced(args)) return true;
   return CMD_REMOVE.has(key) && cmdRemovesTreeQuietly(args);

@@ -172,8 +172,15 @@ describe("PowerShell dangerous: recursive forced removal", () => {
     },
   );
 
+  it.each(["cmd /c rd /s /q build", "cmd.exe /C del /s /q x", "CMD /c echo hi & rd /S /Q build", "cmd /k format D:"])(
+    "a cmd command inside a PowerShell script, %s",
+    (command) => {
+      expect(danger(command)).toBe(true);
+    },
+  );
+
   it.each([
-    "Remove-Item x", "Remove-Item -Recurse x", "Remove-Item -Force x", "rm -r x", "del /s x", "del /q x", "rd /s x",
+    "Remove-Item x", "Remove-Item -Recurse x", "cmd /c rd /s build", "cmd rd /s /q x", "Remove-Item -Force x", "rm -r x", "del /s x", "del /q x", "rd /s x",
     "Get-ChildItem -Recurse -Force", "Copy-Item -Recurse -Force a b", "Write-Output Remove-Item -Recurse -Force",
     "Remove-Item -Reverse -Force x", "Remove-Item -Recursive -Force x",
   ])("%s is not", (command) => {
