@@ -1,4 +1,4 @@
-import { checkArgv, executableKey, type HeuristicsOptions } from "./executable.js";
+import { checkArgv, checkDialect, executableKey, type HeuristicsOptions } from "./executable.js";
 import { isDangerousPowerShell } from "./powershell-dangerous.js";
 
 /** sudo options that take a value, short and long. */
@@ -57,10 +57,11 @@ function rmIsForced(args: readonly string[]): boolean {
  * `del`/`erase`/`rd`/`rmdir` with `/s` and `/q`) and commands that wipe disks or stop the machine
  * (`Format-Volume`, `Clear-Disk`, `Stop-Computer`, …). The POSIX judgement applies too: on a system
  * without the PowerShell alias, `rm` is the real rm.
- * @throws InvalidArgvError when argv is not an array of strings.
+ * @throws InvalidArgvError when argv is not an array of strings or `opts.dialect` is neither `posix` nor `powershell`.
  */
 export function isDangerousArgv(argv: readonly string[], opts: HeuristicsOptions = {}): boolean {
   checkArgv(argv);
+  checkDialect(opts);
   const platform = opts.platform ?? process.platform;
   let command: readonly string[] = argv;
   // Each sudo peels one layer; the loop ends because every round shortens argv.

@@ -28,6 +28,17 @@ export function checkArgv(argv: unknown): asserts argv is readonly string[] {
   if (bad >= 0) throw new InvalidArgvError(`argv[${bad}]`, "must be a string");
 }
 
+/**
+ * Throws InvalidArgvError unless `opts.dialect` is absent, `posix` or `powershell`: a misspelled
+ * dialect would otherwise judge PowerShell words as POSIX ones and miss what is dangerous in them.
+ */
+export function checkDialect(opts: HeuristicsOptions): void {
+  const dialect: unknown = opts.dialect;
+  if (dialect !== undefined && dialect !== "posix" && dialect !== "powershell") {
+    throw new InvalidArgvError("opts.dialect", `must be "posix" or "powershell", not ${JSON.stringify(dialect) ?? String(dialect)}`);
+  }
+}
+
 const WINDOWS_EXTENSIONS = /\.(exe|cmd|bat|com)$/;
 
 /**

@@ -1,4 +1,4 @@
-import { checkArgv, executableKey, type HeuristicsOptions } from "./executable.js";
+import { checkArgv, checkDialect, executableKey, type HeuristicsOptions } from "./executable.js";
 import { cmdletArgsSafe, isWindowsOnlyAlias, safeCmdlet } from "./powershell-safe.js";
 
 /** Read-only tools that are safe with any arguments. */
@@ -112,10 +112,11 @@ function powerShellSafe(argv: readonly string[], platform: NodeJS.Platform): boo
  * Get-Location, Test-Path, Resolve-Path, Write-Output, Format-Table, Format-List, Out-String) and
  * their aliases, in any case, when every parameter resolves to one known to only read (an unknown or
  * ambiguous one refuses) and no path names another machine; and `rg` as above. Everything else is not.
- * @throws InvalidArgvError when argv is not an array of strings.
+ * @throws InvalidArgvError when argv is not an array of strings or `opts.dialect` is neither `posix` nor `powershell`.
  */
 export function isKnownSafeArgv(argv: readonly string[], opts: HeuristicsOptions = {}): boolean {
   checkArgv(argv);
+  checkDialect(opts);
   const argv0 = argv[0];
   if (argv0 === undefined) return false;
   const platform = opts.platform ?? process.platform;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isDangerousArgv, isKnownSafeArgv, type HeuristicsOptions } from "../../src/heuristics/index.js";
+import { InvalidArgvError, isDangerousArgv, isKnownSafeArgv, type HeuristicsOptions } from "../../src/heuristics/index.js";
 
 const win: HeuristicsOptions = { platform: "win32", dialect: "powershell" };
 const linux: HeuristicsOptions = { platform: "linux", dialect: "powershell" };
@@ -131,6 +131,12 @@ describe("PowerShell known-safe: external programs", () => {
   it("other programs are not known-safe, even those the POSIX list accepts", () => {
     for (const command of ["grep x y", "head -n 1 x", "wc -l x", "python3 -c x", "bash -lc ls", "whoami"]) expect(safe(command)).toBe(false);
     expect(isKnownSafeArgv([], win)).toBe(false);
+  });
+
+  it("an unknown dialect is an input error, not a POSIX judgement", () => {
+    const bad = { dialect: "PowerShell" } as unknown as HeuristicsOptions;
+    expect(() => isKnownSafeArgv(["gc", "x"], bad)).toThrow(InvalidArgvError);
+    expect(() => isDangerousArgv(["rm", "-r", "-fo", "x"], bad)).toThrow(expect.objectContaining({ code: "HEURISTICS_INVALID_ARGV", field: "opts.dialect" }));
   });
 
   it("the POSIX dialect is the default", () => {
