@@ -50,6 +50,8 @@ interface CheckJson {
   segments: string[][];
   matchedRules: Admission["matchedRules"];
   split: Admission["split"];
+  /** `powershell` when the segments (or a script's literal commands) were judged as PowerShell commands; absent for POSIX. */
+  dialect?: Admission["dialect"];
   unmatched: Admission["unmatched"];
   /**
    * `network_rule` entries of the loaded rules. `effective`: whether the session proxy enforces them
@@ -413,6 +415,7 @@ function toJson(
 ): CheckJson {
   const r = admission.requirement;
   const out: CheckJson = { requirement: r.kind, segments: admission.segments, matchedRules: admission.matchedRules, split: admission.split, unmatched: admission.unmatched };
+  if (admission.dialect) out.dialect = admission.dialect;
   if (networkRules.length > 0) out.networkRules = networkRulesJson(networkRules, proxyEffective);
   const grant = commandRuleGrant(admission);
   if (grant) out.ruleSandbox = { sandbox: grant.sandbox, hosts: grant.hosts.map((h) => h.host), rules: grant.origins };
@@ -460,7 +463,8 @@ function explain(
     `policy:    approval ${config.approvalPolicy}, sandbox ${config.sandboxPolicy.mode}${escalate ? ", asks to run outside the sandbox" : ""}`,
   );
   lines.push(`rules:     ${config.rules.length === 0 ? "none" : config.rules.map((r) => r.file).join(", ")}`);
-  lines.push(`segments:  ${admission.segments.length} (${SPLIT_TEXT[admission.split]})`);
+  const language = admission.dialect === "powershell" ? "; its commands judged as PowerShell commands" : "";
+  lines.push(`segments:  ${admission.segments.length} (${SPLIT_TEXT[admission.split]}${language})`);
   admission.details.forEach((d, i) => {
     lines.push(`  ${i + 1}. ${renderCommand(d.segment)}`);
     if (d.source === "rule") {
