@@ -102,7 +102,7 @@ try {
   console.log(`  cpu per run (user+sys): raw ${fmt(cpuRaw)}, sandboxed ${fmt(cpuSandboxed)} (overhead ${fmt(cpuSandboxed - cpuRaw)})`);
 
   // Where the start-up goes (no target: the parts' costs, for whoever makes it cheaper).
-  if (process.env.BENCH_START_PROFILE !== "0") await benchStartProfile(backend, policy, { ws, runs: runs || 30 });
+  if (process.env.BENCH_START_PROFILE !== "0") await benchStartProfile(backend, policy, { ws, runs: runs || 30, sessionBackend: createLinuxSandboxBackend({ placeholders: "per-session" }) });
 
   // 2. CLI wall time against codex
   const n2 = runs || 10;

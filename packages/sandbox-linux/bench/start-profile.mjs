@@ -56,9 +56,12 @@ function withoutOptions(bwrapOptions, drop) {
  * rounds. `ws` is the workspace (its placeholders are made and removed around the variants that
  * run without the helper that would make them).
  */
-export async function benchStartProfile(backend, policy, { ws, runs }) {
+export async function benchStartProfile(backend, policy, { ws, runs, sessionBackend }) {
   const env = { PATH: "/usr/bin:/bin" };
-  const execEnv = await backend.transform({ argv: ["bash", "-c", "true"], cwd: ws, env }, policy, { sandboxPolicyCwd: ws });
+  const spec = { argv: ["bash", "-c", "true"], cwd: ws, env };
+  const execEnv = await backend.transform(spec, policy, { sandboxPolicyCwd: ws });
+  // The same run from a backend that keeps its placeholders for the session (its holder keeps them).
+  const sessionEnv = sessionBackend ? await sessionBackend.transform(spec, policy, { sandboxPolicyCwd: ws }) : undefined;
   try {
     const argv = execEnv.argv;
     const bwrapAt = argv.findIndex((a) => a.endsWith("/bwrap"));
@@ -85,6 +88,7 @@ export async function benchStartProfile(backend, policy, { ws, runs }) {
     });
     const variants = [
       ["shellgate's argv", gone, argv],
+      ...(sessionEnv ? [["shellgate's argv, placeholders kept for the session", made, sessionEnv.argv]] : []),
       ...(cgroupAt >= 0 ? [["  without the process-limit cgroup", gone, [...noCgroup, bwrap, ...bwrapOptions, "--", ...inner]]] : []),
       ["  without the outer helper (placeholders made before)", made, [bwrap, ...bwrapOptions, "--", ...inner]],
       ["  … and without the helper inside (Landlock, seccomp)", made, [bwrap, ...bwrapOptions, "--", ...command]],
@@ -115,11 +119,14 @@ export async function benchStartProfile(backend, policy, { ws, runs }) {
     const minimalCpu = cpu[variants.findIndex(([name]) => name === "minimal bwrap")];
     const mounts = bwrapOptions.filter((a) => MOUNT_OPTIONS.has(a)).length;
     console.log(`\n[start-up profile] ${runs} rounds (CPU: ${runs} runs in a loop, all processes; minimal bwrap ${minimalCpu.toFixed(1)} ms); shellgate's argv: ${argv.length} arguments, ${mounts} mount options, ${placeholders.length} placeholders${cgroupAt >= 0 ? ", a pids cgroup" : ""}`);
+    let previous = 0; // the line a step is taken from: the one above, or the full argv above a session line
     for (const [i, [name]] of variants.entries()) {
-      const step = i > 0 && name.startsWith("  ") ? `, ${(medians[i - 1] - medians[i]).toFixed(1)} ms wall and ${(cpu[i - 1] - cpu[i]).toFixed(1)} ms CPU less` : "";
+      const step = name.startsWith("  ") ? `, ${(medians[previous] - medians[i]).toFixed(1)} ms wall and ${(cpu[previous] - cpu[i]).toFixed(1)} ms CPU less` : "";
+      if (!name.includes("kept for the session")) previous = i;
       console.log(`  ${name.padEnd(56)} ${medians[i].toFixed(1).padStart(6)} ms (CPU ${cpu[i].toFixed(1).padStart(5)} ms)  ${(medians[i] / minimal).toFixed(2)}× minimal bwrap${step}`);
     }
   } finally {
     await execEnv.cleanup?.();
+    await sessionEnv?.cleanup?.();
   }
 }
