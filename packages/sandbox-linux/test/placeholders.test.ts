@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LinuxSandboxError, locateHelper } from "../src/index.js";
+import { createLinuxSandboxBackend, LinuxSandboxError, locateHelper } from "../src/index.js";
 import { defaultPlaceholderLockDir, fallbackPlaceholderLockDir, placeholderArgs, placeholderLockFile, PLACEHOLDER_MODE, preparePlaceholderLockDir, releasePlaceholders } from "../src/placeholders.js";
 import { run } from "./support.js";
 
@@ -29,6 +29,11 @@ describe("placeholder lock files", () => {
     expect(placeholderLockFile("/locks", "/w/.codex")).toBe(names[0]);
     for (const n of names) expect(n).toMatch(/^\/locks\/[0-9a-f]{16}\.lock$/);
     expect(placeholderArgs("/locks", ["/w/.codex"])).toEqual(["--placeholder", names[0], "/w/.codex"]);
+  });
+
+  it("are kept per run or per session, nothing else: another value is refused when the backend is created", () => {
+    expect(() => createLinuxSandboxBackend({ placeholders: "per-session" })).not.toThrow();
+    expect(() => createLinuxSandboxBackend({ placeholders: "sometimes" as "per-run" })).toThrow(/placeholders/);
   });
 });
 
