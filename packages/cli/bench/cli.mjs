@@ -4,8 +4,8 @@
 // of the sandbox), `sandbox` no slower than Codex's. The three are run interleaved, so a change in
 // the machine's load hits them alike. Run after building: `npm run bench -w @shellgate/cli`;
 // Codex is looked for at /opt/codex (npm install @openai/codex there) and skipped when absent.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +16,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const BIN = fileURLToPath(new URL("../bin/shellgate.js", import.meta.url));
 const CODEX = "/opt/codex/node_modules/.bin/codex";
 const RUNS = Number(process.env.BENCH_RUNS ?? 12);
-const TARGETS = { version: 150, mcpCall: 100 };
+const TARGETS = { version: 150, mcpCall: 100, mcpVsBwrap: 1.5, execVsSandbox: 1.15 };
+// The floor of any bubblewrap sandbox: namespaces, one read-only bind of the root, /dev and /proc.
+const MINIMAL_BWRAP = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "bash", "-c", "true"];
 
 const root = mkdtempSync(path.join(os.tmpdir(), "sg-bench-"));
 // The commands run in a project directory of their own: a workspace that contains HOME is refused.
@@ -44,6 +46,22 @@ function time(cmd, args, extraEnv = env, cwd = work) {
   lastCpu = ((user ?? NaN) + (sys ?? NaN)) * 1000;
   lastFaults = Number(lines[2]);
   return wall;
+}
+/** Wall time of one run of `argv` (stdio ignored, from spawn to exit) in ms; rejects on a failure. */
+function spawnTimed(argv, childEnv) {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(argv[0], argv.slice(1), { stdio: "ignore", env: childEnv, cwd: work });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(performance.now() - t) : reject(new Error(`${argv[0]} exited ${code}`))));
+  });
+}
+/** hyperfine's medians (ms) of these commands, in one invocation; undefined without hyperfine. */
+function hyperfine(commands) {
+  const out = path.join(root, "hyperfine.json");
+  const r = spawnSync("hyperfine", ["-N", "--warmup", "3", "--runs", String(RUNS * 2), "--style", "none", "--export-json", out, ...commands], { env, cwd: work, stdio: "ignore" });
+  if (r.error || r.status !== 0) return undefined;
+  return JSON.parse(readFileSync(out, "utf8")).results.map((x) => x.median * 1000);
 }
 let lastCpu = NaN;
 let lastFaults = NaN;
@@ -157,7 +175,17 @@ try {
   // The same comparison as a ratio, which does not grow with the machine's slowness the way a
   // difference in milliseconds does (figures for whoever settles the target's form; no target here).
   const ratios = samples.exec.map((e, i) => e / samples.sandbox[i]);
-  console.log(`  exec / sandbox: ${(exec / sandbox).toFixed(2)}× (round by round: median ${median(ratios).toFixed(2)}×)`);
+  console.log(`  exec / sandbox: ${(exec / sandbox).toFixed(2)}× (round by round: median ${median(ratios).toFixed(2)}×) vs target ${TARGETS.execVsSandbox}×: ${exec / sandbox <= TARGETS.execVsSandbox ? "OK" : "over target"}`);
+
+  // The same two start-ups under hyperfine (its median, its own interleaving of warm-ups), when installed.
+  const hf = hyperfine(["sandbox", "exec"].map((c) => `${process.execPath} ${BIN} ${c} -- /bin/true`));
+  if (hf) {
+    const [s, e] = hf;
+    const ratio = e / s;
+    console.log(`  hyperfine medians: sandbox ${s.toFixed(0)} ms, exec ${e.toFixed(0)} ms, exec / sandbox ${ratio.toFixed(2)}× vs target ${TARGETS.execVsSandbox}×: ${ratio <= TARGETS.execVsSandbox ? "OK" : "over target"}`);
+  } else {
+    console.log("  (no hyperfine on PATH: the hyperfine medians were not measured)");
+  }
 
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env, cwd: work, stderr: "ignore" });
   const client = new Client({ name: "bench", version: "1" });
@@ -165,16 +193,41 @@ try {
   await client.connect(transport);
   await client.listTools();
   const ready = performance.now() - t0;
-  await client.callTool({ name: "shell_command", arguments: { command: "true", login: false } });
-  const calls = [];
+  const mcpCall = async () => {
+    const result = await client.callTool({ name: "shell_command", arguments: { command: "true", login: false } });
+    if (result.isError) throw new Error(`mcp call failed: ${JSON.stringify(result.content)}`);
+  };
+  await mcpCall();
+  // The sandbox's own share of a call: shellgate's argv for the same command, as `sandbox --dry-run`
+  // prints it (the placeholders' lock directory exists by now), run directly, against the minimal
+  // bubblewrap sandbox and a bare `bash -c true`, interleaved with the MCP calls round by round.
+  const dry = JSON.parse(spawnSync(process.execPath, [BIN, "sandbox", "--dry-run", "--json", "--", "bash", "-c", "true"], { env, cwd: work, encoding: "utf8" }).stdout);
+  const argvEnv = { ...dry.commandEnv, ...dry.env };
+  const sides = {
+    mcp: mcpCall,
+    argv: () => spawnTimed(dry.argv, argvEnv),
+    bwrap: () => spawnTimed(MINIMAL_BWRAP, env),
+    bash: () => spawnTimed(["bash", "-c", "true"], env),
+  };
+  await Promise.all([sides.argv(), sides.bwrap()]);
+  const rounds = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
   for (let i = 0; i < RUNS * 2; i++) {
-    const t = performance.now();
-    await client.callTool({ name: "shell_command", arguments: { command: "true", login: false } });
-    calls.push(performance.now() - t);
+    for (const [name, fn] of Object.entries(sides)) {
+      const t = performance.now();
+      await fn();
+      rounds[name].push(performance.now() - t);
+    }
   }
   await client.close();
   console.log(`${"mcp: spawn to tools/list".padEnd(34)} ${ready.toFixed(0).padStart(12)} ms (no target)`);
-  report("mcp: shell_command `true` (warm)", median(calls), TARGETS.mcpCall);
+  const m = Object.fromEntries(Object.entries(rounds).map(([k, v]) => [k, median(v)]));
+  report("mcp: shell_command `true` (warm)", m.mcp, TARGETS.mcpCall);
+  const perRound = (a, b) => median(rounds[a].map((x, i) => x / rounds[b][i]));
+  const vsBwrap = m.mcp / m.bwrap;
+  console.log(`  minimal bwrap (${MINIMAL_BWRAP.slice(1, -3).join(" ")}) bash -c true: median ${m.bwrap.toFixed(1)} ms`);
+  console.log(`  shellgate's sandbox argv (sandbox --dry-run --json) run directly: median ${m.argv.toFixed(1)} ms, ${(m.argv / m.bwrap).toFixed(2)}× minimal bwrap`);
+  console.log(`  bash -c true, no sandbox: median ${m.bash.toFixed(1)} ms`);
+  console.log(`  mcp call / minimal bwrap: ${vsBwrap.toFixed(2)}× (round by round ${perRound("mcp", "bwrap").toFixed(2)}×) vs target ${TARGETS.mcpVsBwrap}×: ${vsBwrap <= TARGETS.mcpVsBwrap ? "OK" : "over target"}; mcp call − argv: ${(m.mcp - m.argv).toFixed(1)} ms`);
   const load = os.loadavg()[0];
   console.log(`(load average ${load.toFixed(1)} on ${os.cpus().length} cores; figures scale with it)`);
 } finally {

@@ -18,17 +18,22 @@ function grantHint(host: string): string {
  * One orchestrator session for the loaded configuration: its rules, approval policy, sandbox policy
  * (with this platform's backends, from `sandbox-backends.ts`), environment policy, where amendments go
  * and which paths stay read-only. Without `approve`, every command that needs a person is refused with a readable reason.
- * `sessionApprovals` (default false) offers "run for this session": only for a caller whose
+ * `sessionApprovals` (default false) offers "run for this session", and `sessionPlaceholders`
+ * (default false) keeps the sandbox's placeholders between commands: only for a caller whose
  * orchestrator serves many calls.
  * @throws the rules files' diagnostics, or OrchestratorConfigError naming the bad setting.
  */
 export async function createCliOrchestrator(
   config: EffectiveConfig,
   approve: CliApprover | undefined,
-  options: { sessionApprovals?: boolean } = {},
+  options: { sessionApprovals?: boolean; sessionPlaceholders?: boolean } = {},
 ): Promise<Orchestrator> {
   // Loading the backend's package starts first; the directory below is made meanwhile.
-  const backends = platformBackends({ allowWeakerIsolation: config.allowWeakerIsolation, processLimit: config.processLimit });
+  const backends = platformBackends({
+    allowWeakerIsolation: config.allowWeakerIsolation,
+    processLimit: config.processLimit,
+    sessionPlaceholders: options.sessionPlaceholders === true,
+  });
   // The user's rules directory is created up front: "always allow" writes there, and a directory that
   // exists is kept read-only by a plain bind mount, while a missing one needs a placeholder on the
   // host for as long as a sandboxed command runs.

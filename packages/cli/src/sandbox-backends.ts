@@ -23,6 +23,11 @@ export interface CliBackendOptions {
   probeCache?: boolean;
   /** The most processes one sandboxed command may run (Linux); absent or undefined, the backend's default. */
   processLimit?: number | "off" | undefined;
+  /**
+   * Keep the placeholders of missing protected paths from one sandboxed command to the next until the
+   * process ends (Linux), instead of making and removing them per command: for the MCP server.
+   */
+  sessionPlaceholders?: boolean;
 }
 
 /** A package that provides a backend (or, for Linux, more than one). */
@@ -131,6 +136,7 @@ export const SANDBOX_BACKENDS = [
         allowWeakerIsolation: options.allowWeakerIsolation === true,
         ...(options.processLimit !== undefined ? { processLimit: options.processLimit } : {}),
         ...(options.probeCache === false ? {} : { probeCacheFile: linux.defaultProbeCacheFile() }),
+        ...(options.sessionPlaceholders === true ? { placeholders: "per-session" as const } : {}),
       }),
   }),
   // Seatbelt has one layer and takes no options: the policy decides what it enforces.

@@ -129,4 +129,23 @@ describe.skipIf(skip !== undefined)(`shellgate mcp: one call cannot widen the ne
     }
     expect(existsSync(path.join(outside, "escaped"))).toBe(false);
   });
+  it("a placeholder kept from one call to the next stays empty and read-only: a call can neither fill nor remove it, and the session's end removes it", async () => {
+    const codex = path.join(ws, ".codex");
+    const client = await connect(ws);
+    try {
+      const first = text(await call(client, "echo x > .codex/config.toml || echo REFUSED; rmdir .codex || echo KEPT"));
+      expect(first).toContain("REFUSED");
+      expect(first).toContain("KEPT");
+      // Kept for the session: the next call does not make it again.
+      expect(existsSync(codex)).toBe(true);
+      const second = text(await call(client, "echo entries: $(ls -A .codex | wc -l); mkdir .codex/x || echo REFUSED"));
+      expect(second).toContain("entries: 0");
+      expect(second).toContain("REFUSED");
+    } finally {
+      await client.close();
+    }
+    // The server's end closes its holder's stdin; the holder then removes what no run holds.
+    for (let i = 0; i < 200 && existsSync(codex); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(codex)).toBe(false);
+  });
 });

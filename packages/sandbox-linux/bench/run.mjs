@@ -4,6 +4,7 @@
 //  2. `shellgate sandbox -- /bin/true` median wall <= 0.7x `codex sandbox -- /bin/true`;
 //  3. the proxy relay of a proxy-routed run: >= 50 % of loopback throughput over 100 MB, <= 2 ms
 //     added per small request (bench/proxy-relay.mjs).
+// Also the start-up profile of a sandboxed run (bench/start-profile.mjs; BENCH_START_PROFILE=0 skips it).
 // Runs are interleaved so machine load hits both sides alike. BENCH_RUNS overrides the counts.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { parseSandboxPolicy } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, probeLinuxSandbox } from "../dist/index.js";
 import { benchProxyRelay } from "./proxy-relay.mjs";
+import { benchStartProfile } from "./start-profile.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The committed launcher users run (npm links it): it runs the CLI bundle (cli/dist/bundle/) when built.
@@ -98,6 +100,9 @@ try {
   console.log(`\n[in-process] ${n1} runs each: raw spawn ${fmt(m1.raw)}, sandboxed ${fmt(m1.sandboxed)} (transform, once: ${fmt(transformMs)})`);
   console.log(`  overhead median ${fmt(overhead)} vs target 5 ms: ${ok1 ? "OK" : "OVER"}`);
   console.log(`  cpu per run (user+sys): raw ${fmt(cpuRaw)}, sandboxed ${fmt(cpuSandboxed)} (overhead ${fmt(cpuSandboxed - cpuRaw)})`);
+
+  // Where the start-up goes (no target: the parts' costs, for whoever makes it cheaper).
+  if (process.env.BENCH_START_PROFILE !== "0") await benchStartProfile(backend, policy, { ws, runs: runs || 30, sessionBackend: createLinuxSandboxBackend({ placeholders: "per-session" }) });
 
   // 2. CLI wall time against codex
   const n2 = runs || 10;

@@ -5,6 +5,7 @@
  *   shellgate-sandbox-helper [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--special-files landlock|refuse] [--special-dir DIR]... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
  *   shellgate-sandbox-helper [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]
  *   shellgate-sandbox-helper --release-placeholders --placeholder LOCK DIR...
+ *   shellgate-sandbox-helper --hold-placeholders --placeholder LOCK DIR...
  *   shellgate-sandbox-helper --probe
  *   shellgate-sandbox-helper --splice
  *   shellgate-sandbox-helper --splice-body N
@@ -20,7 +21,9 @@
  * shared lock on LOCK that bubblewrap keeps for the whole run; PROG then runs as this process's
  * child, and when it has ended this process removes the placeholders no run holds and ends the way
  * PROG did. --release-placeholders does only the removal, for a run that could not (see
- * "placeholders" below). Variables that make
+ * "placeholders" below). --hold-placeholders makes them under the same shared locks for a whole
+ * session, says "ready" on stdout, keeps them until its stdin ends, then removes those no run
+ * holds. Variables that make
  * the dynamic loader run code (LD_PRELOAD...) reach CMD only through --setenv, applied at the very
  * end, so they never act on bubblewrap or on this helper. --foreground (only for a terminal the caller
  * allocated for this run) makes CMD a process group of its own and the terminal's foreground group,
@@ -818,6 +821,36 @@ static int release_placeholders(const struct placeholder *ph, int n) {
 }
 
 /*
+ * --hold-placeholders: a session's runs would each make and remove the same placeholders (a mkdir
+ * and an rmdir on the user's file system per placeholder and run). This process takes the shared
+ * locks a run takes before making them, so every run in between finds them there and no run's
+ * cleanup can remove them; the locks of the runs and of their sandboxes work as before. It ends
+ * when its stdin does (the session closed it, or the session's process died), then releases the
+ * placeholders like a run's end does. The terminal's signals are for the session's foreground
+ * job, not for this process: it ignores them and waits for its stdin.
+ */
+static int hold_for_session(const struct placeholder *ph, int n) {
+  int fds[MAX_PLACEHOLDERS];
+  (void)signal(SIGINT, SIG_IGN);
+  (void)signal(SIGQUIT, SIG_IGN);
+  (void)signal(SIGHUP, SIG_IGN);
+  (void)signal(SIGPIPE, SIG_IGN);
+  hold_placeholders(ph, n, fds);
+  for (int k = 0; k < n; k++) {
+    if (fcntl(fds[k], F_SETFD, FD_CLOEXEC) != 0) die("fcntl(F_SETFD)");
+  }
+  static const char ready[] = "ready\n";
+  if (write(STDOUT_FILENO, ready, sizeof ready - 1) != (ssize_t)(sizeof ready - 1)) die("write");
+  char buf[64];
+  for (;;) {
+    ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
+    if (r == 0 || (r < 0 && errno != EINTR)) break;
+  }
+  for (int k = 0; k < n; k++) (void)close(fds[k]);
+  return release_placeholders(ph, n);
+}
+
+/*
  * --exec-only with placeholders: PROG (bubblewrap) runs as a child instead of replacing this
  * process, which waits for it, releases the placeholders (the work of --release-placeholders, with
  * no second process for the caller to start) and ends as the child ended: the same exit code, or
@@ -1461,16 +1494,17 @@ static void usage(void) {
           "       %s [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--special-files landlock|refuse] [--special-dir DIR]... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
           "       %s [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]\n"
           "       %s --release-placeholders --placeholder LOCK DIR...\n"
+          "       %s --hold-placeholders --placeholder LOCK DIR...\n"
           "       %s --probe\n"
           "       %s --splice\n"
           "       %s --splice-body N\n",
-          prog, prog, prog, prog, prog, prog, prog);
+          prog, prog, prog, prog, prog, prog, prog, prog);
   _exit(EXIT_SETUP);
 }
 
 int main(int argc, char **argv) {
   int network = -1, landlock = 0, reap = 0, nrw = 0, nenv = 0, exec_only = 0, foreground = 0, nrelays = 0, i;
-  int release = 0, nph = 0, nspecial = 0;
+  int release = 0, hold = 0, nph = 0, nspecial = 0;
   enum special_mode special_mode = SPECIAL_ANYWHERE;
   int special_given = 0;
   char *special[MAX_RW];
@@ -1539,6 +1573,8 @@ int main(int argc, char **argv) {
       exec_only = 1;
     } else if (strcmp(a, "--release-placeholders") == 0) {
       release = 1;
+    } else if (strcmp(a, "--hold-placeholders") == 0) {
+      hold = 1;
     } else if (strcmp(a, "--placeholder") == 0 && i + 2 < argc) {
       if (nph >= MAX_PLACEHOLDERS) die_msg("too many --placeholder directories");
       ph[nph].lock = argv[++i];
@@ -1568,9 +1604,14 @@ int main(int argc, char **argv) {
     }
   }
   int others = network >= 0 || landlock || reap || nrw || nenv || nproc || foreground || nrelays || special_given || nspecial;
+  if (release && hold) die_msg("--release-placeholders and --hold-placeholders exclude each other");
   if (release) {
     if (nph == 0 || i < argc || exec_only || cgroup || others) die_msg("--release-placeholders takes only --placeholder");
     return release_placeholders(ph, nph);
+  }
+  if (hold) {
+    if (nph == 0 || i < argc || exec_only || cgroup || others) die_msg("--hold-placeholders takes only --placeholder");
+    return hold_for_session(ph, nph);
   }
   if (exec_only) {
     /* Only the cgroup move and the placeholders, then PROG (bubblewrap) as given: it sets up the sandbox itself. */
@@ -1585,7 +1626,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: exec %s: %s\n", prog, argv[i], strerror(errno));
     _exit(EXIT_SETUP);
   }
-  if (nph > 0) die_msg("--placeholder is only meaningful with --exec-only or --release-placeholders");
+  if (nph > 0) die_msg("--placeholder is only meaningful with --exec-only, --release-placeholders or --hold-placeholders");
   if (network < 0 || i >= argc) usage();
   if (nrw > 0 && !landlock) die_msg("--rw is only meaningful with --landlock");
   /* The fallback layer's ruleset already handles the special-file rights; a second mode would contradict it. */

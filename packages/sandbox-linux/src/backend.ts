@@ -25,7 +25,7 @@ import { bwrapLaunchArgv, landlockLaunchArgv, LINUX_DENIAL_SIGNALS } from "./lau
 import { bwrapView, runRoots } from "./run-view.js";
 import { planLinuxRun } from "./plan.js";
 import { LANDLOCK_PROXY_REASON, networkEnv, runNetwork } from "./proxy-route.js";
-import { defaultPlaceholderLockDir, preparePlaceholderLockDir, releasePlaceholders } from "./placeholders.js";
+import { defaultPlaceholderLockDir, preparePlaceholderLockDir, releasePlaceholders, SessionPlaceholders } from "./placeholders.js";
 import { probeLinuxSandbox, type LinuxCapabilityReport } from "./probe.js";
 import {
   createRunCgroup,
@@ -84,6 +84,14 @@ export interface LinuxSandboxBackendOptions {
    * use the same directory.
    */
   placeholderLockDir?: string;
+  /**
+   * `"per-run"` (default): each run makes the placeholders of the protected paths that do not exist
+   * and removes them when it ends. `"per-session"`: they are made at the first run that needs them
+   * and kept, empty and read-only inside every sandbox, until this process ends, so that later runs
+   * skip a directory creation and removal per placeholder; for a long-lived caller such as an MCP
+   * server. The locks that keep a mounted placeholder from being removed work the same either way.
+   */
+  placeholders?: "per-run" | "per-session";
 }
 
 const OptionsSchema = z.object({
@@ -93,6 +101,7 @@ const OptionsSchema = z.object({
   processLimit: z.union([z.number().int().min(8).max(4_194_304), z.literal("off")]).optional(),
   privateTmpSizeBytes: z.number().int().min(1024 * 1024).max(Number.MAX_SAFE_INTEGER).optional(),
   placeholderLockDir: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional(),
+  placeholders: z.enum(["per-run", "per-session"]).optional(),
 }).strict();
 
 function validateOptions(options: LinuxSandboxBackendOptions): void {
@@ -151,6 +160,17 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
   // read from /proc once per backend once found: `isAvailable` and every `transform` ask. A cgroup
   // made there later binds what joins it wherever this process has moved since; a miss is asked again.
   let cgroupParent: ReturnType<typeof findPidsCgroupParent> | undefined;
+  // One per helper and lock directory (both are fixed for a backend in practice).
+  const sessions = new Map<string, SessionPlaceholders>();
+  const sessionPlaceholders = (helper: string, lockDir: string): SessionPlaceholders => {
+    const key = `${helper}\0${lockDir}`;
+    let found = sessions.get(key);
+    if (!found) {
+      found = new SessionPlaceholders(helper, lockDir);
+      sessions.set(key, found);
+    }
+    return found;
+  };
   const findCgroupParent = () => {
     if (cgroupParent) return cgroupParent;
     const found = findPidsCgroupParent();
@@ -296,7 +316,10 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const limits = await prepareLimit("bwrap");
     const cgroup = limits.cgroup;
     const special = planSpecialFiles({ roots, env: spec.env, privateTmp: plan.privateTmp, layer: "bwrap", landlockAbi: report.landlock.abi });
-    // The helper makes the placeholders when the run starts, under their locks: none exist before.
+    // The helper makes the placeholders when the run starts, under their locks: none exist before,
+    // unless this session keeps them.
+    const session = options.placeholders === "per-session" && plan.stubs.length > 0 ? sessionPlaceholders(helper, lockDir as string) : undefined;
+    await session?.hold(plan.stubs);
     const argv = bwrapLaunchArgv({
       ...helperInput, specialFileArgs: specialFileArgs(special, "bwrap"), limitArgs: limits.helperArgs, bwrapPath: bwrap, mounts: plan, procMount: report.bwrap.procMount,
       cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, placeholderLockDir: lockDir as string, ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
@@ -305,7 +328,8 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const cleanup = async () => {
       if (released) return;
       released = true;
-      await Promise.all([releasePlaceholders(helper, lockDir as string, plan.stubs), cgroup?.remove()]);
+      const own = session ? await session.notHeld(plan.stubs) : plan.stubs;
+      await Promise.all([releasePlaceholders(helper, lockDir as string, own), cgroup?.remove()]);
     };
     // bwrap runs with --die-with-parent and its own PID namespace: when the launching process dies,
     // the namespace's init is killed and the kernel kills everything in it.

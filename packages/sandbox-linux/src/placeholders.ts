@@ -26,7 +26,7 @@
 // The lock files live in a directory of their own (`placeholderLockDir`), kept read-only and hidden
 // under an empty tmpfs in every sandbox: a command that could open one could hold its lock and stall
 // other runs (they give up after 10 s and refuse to run) or keep placeholders from being removed.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { placeholderLockDir } from "@shellgate/user-paths";
@@ -139,4 +139,56 @@ export function releasePlaceholders(helperPath: string, lockDir: string, dirs: r
   return new Promise((resolve) => {
     execFile(helperPath, ["--release-placeholders", ...placeholderArgs(lockDir, dirs)], { env: {}, timeout: 30_000 }, () => resolve());
   });
+}
+
+/**
+ * Placeholders kept for a session (the backend's `placeholders: "per-session"`): one
+ * `helper --hold-placeholders` process per new set of them holds the shared locks a run takes before
+ * making its placeholders, so the session's runs neither make nor remove them, and no cleanup can.
+ * The holders end when this process does (their stdin closes) and then remove what no run holds.
+ */
+export class SessionPlaceholders {
+  private readonly held = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly helperPath: string,
+    private readonly lockDir: string,
+  ) {}
+
+  /** Hold these placeholders from now on; resolves once they are (a holder that failed: not held). */
+  async hold(dirs: readonly string[]): Promise<void> {
+    const fresh = dirs.filter((dir) => !this.held.has(dir));
+    if (fresh.length > 0) {
+      const started = this.start(fresh);
+      for (const dir of fresh) this.held.set(dir, started);
+    }
+    await Promise.all(dirs.map((dir) => this.held.get(dir)));
+  }
+
+  /** The placeholders of `dirs` a run must release itself: those no holder of this session keeps. */
+  async notHeld(dirs: readonly string[]): Promise<string[]> {
+    const kept = await Promise.all(dirs.map((dir) => this.held.get(dir) ?? Promise.resolve(false)));
+    return dirs.filter((_, i) => !kept[i]);
+  }
+
+  private start(dirs: readonly string[]): Promise<boolean> {
+    return new Promise((resolve) => {
+      const child = spawn(this.helperPath, ["--hold-placeholders", ...placeholderArgs(this.lockDir, dirs)], { stdio: ["pipe", "pipe", "ignore"], env: {} });
+      let out = "";
+      const settle = (ok: boolean) => {
+        child.stdout.destroy();
+        // Nothing of the holder keeps this process alive; its stdin closes when the process ends.
+        child.unref();
+        (child.stdin as unknown as { unref?: () => void }).unref?.();
+        resolve(ok);
+      };
+      child.on("error", () => settle(false));
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("ready\n")) settle(true);
+      });
+      // A holder that ended before saying "ready" holds nothing: the runs make their own, as without it.
+      child.on("exit", () => settle(out.includes("ready\n")));
+    });
+  }
 }

@@ -218,4 +218,35 @@ describe.skipIf(bwrapSkip !== undefined)(`missing protected paths under bwrap${b
     expect(fs.readdirSync(ws).filter((name) => name.startsWith(".") && name !== ".git")).toEqual([]);
     expect(fs.readdirSync(path.join(ws, ".git"))).toEqual(["hooks"]);
   });
+  it("kept for the session: a missing .codex is read-only in every run, stays on the host between runs without a run removing it, and goes when the session's process ends", async () => {
+    const ws = workspace("ph-session");
+    const codex = path.join(ws, ".codex");
+    const source = `
+      const { createLinuxSandboxBackend } = await import(${JSON.stringify(INDEX)});
+      const { parseSandboxPolicy } = await import(${JSON.stringify(SANDBOX_INDEX)});
+      const { spawnSync } = await import("node:child_process");
+      const { existsSync } = await import("node:fs");
+      const cwd = ${JSON.stringify(ws)};
+      const backend = createLinuxSandboxBackend({ placeholders: "per-session" });
+      const policy = parseSandboxPolicy({ mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true });
+      for (const round of [1, 2]) {
+        const env = await backend.transform({ argv: ["/bin/sh", "-c", "echo x > .codex/config.toml || echo REFUSED; rmdir .codex || echo KEPT"], cwd, env: { PATH: "/usr/bin:/bin" } }, policy, { sandboxPolicyCwd: cwd });
+        const r = spawnSync(env.argv[0], env.argv.slice(1), { cwd, env: env.env, encoding: "utf8" });
+        await env.cleanup?.();
+        console.log(round, r.status, r.stdout.trim().split("\\n").join(" "), existsSync(cwd + "/.codex") ? "THERE" : "GONE");
+      }`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", source], { cwd: ws, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+    await new Promise((resolve) => child.on("close", resolve));
+    expect(out).toContain("1 0 REFUSED KEPT THERE");
+    expect(out).toContain("2 0 REFUSED KEPT THERE");
+    // The holder sees its stdin end with the process and removes the placeholder no run holds.
+    await waitFor(() => !fs.existsSync(codex), "the session's placeholder to go");
+    // Control: the same runs with per-run placeholders leave nothing between them.
+    const perRun = await runSandboxed(backend, sh("echo x > .codex/config.toml || echo REFUSED"), { mode: "workspace-write" }, ws);
+    expect(perRun.stdout).toContain("REFUSED");
+    expect(fs.existsSync(codex)).toBe(false);
+  });
 });

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LinuxSandboxError, locateHelper } from "../src/index.js";
+import { createLinuxSandboxBackend, LinuxSandboxError, locateHelper } from "../src/index.js";
 import { defaultPlaceholderLockDir, fallbackPlaceholderLockDir, placeholderArgs, placeholderLockFile, PLACEHOLDER_MODE, preparePlaceholderLockDir, releasePlaceholders } from "../src/placeholders.js";
 import { run } from "./support.js";
 
@@ -29,6 +29,11 @@ describe("placeholder lock files", () => {
     expect(placeholderLockFile("/locks", "/w/.codex")).toBe(names[0]);
     for (const n of names) expect(n).toMatch(/^\/locks\/[0-9a-f]{16}\.lock$/);
     expect(placeholderArgs("/locks", ["/w/.codex"])).toEqual(["--placeholder", names[0], "/w/.codex"]);
+  });
+
+  it("are kept per run or per session, nothing else: another value is refused when the backend is created", () => {
+    expect(() => createLinuxSandboxBackend({ placeholders: "per-session" })).not.toThrow();
+    expect(() => createLinuxSandboxBackend({ placeholders: "sometimes" as "per-run" })).toThrow(/placeholders/);
   });
 });
 
@@ -169,6 +174,34 @@ describe.skipIf(skip !== undefined)(`placeholder directories${skip ? ` (skipped:
     expect(fs.lstatSync(own).isDirectory()).toBe(true);
   });
 
+  it("kept for a session: made and marked by the holder, left by the runs and by every cleanup while it holds them, removed when its stdin ends", async () => {
+    const dir = fresh();
+    const holder = spawn(h, ["--hold-placeholders", ...placeholderArgs(locks, [dir])], { stdio: ["pipe", "pipe", "inherit"] });
+    const ready = await new Promise<string>((resolve) => holder.stdout.once("data", (d: Buffer) => resolve(d.toString())));
+    expect(ready).toBe("ready\n");
+    expect(fs.statSync(dir).mode & 0o7777).toBe(PLACEHOLDER_MODE);
+    // A run takes the same shared lock, finds the placeholder there, and its end leaves it.
+    expect((await run(hold(dir, ["/bin/true"]))).code).toBe(0);
+    await releasePlaceholders(h, locks, [dir]);
+    expect(fs.existsSync(dir)).toBe(true);
+    const ended = new Promise((resolve) => holder.on("close", resolve));
+    holder.stdin.end();
+    expect(await ended).toBe(0);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("a session's holder that is killed leaves a marked leftover, which the next cleanup removes", async () => {
+    const dir = fresh();
+    const holder = spawn(h, ["--hold-placeholders", ...placeholderArgs(locks, [dir])], { stdio: ["pipe", "pipe", "inherit"] });
+    await new Promise((resolve) => holder.stdout.once("data", resolve));
+    const ended = new Promise((resolve) => holder.on("close", resolve));
+    holder.kill("SIGKILL");
+    await ended;
+    expect(fs.existsSync(dir)).toBe(true);
+    await releasePlaceholders(h, locks, [dir]);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
   it("refuse a lock file that is a symlink, and bad arguments, with exit 125 and the reason", async () => {
     const dir = fresh();
     const lock = placeholderLockFile(locks, dir);
@@ -183,6 +216,9 @@ describe.skipIf(skip !== undefined)(`placeholder directories${skip ? ` (skipped:
       [["--placeholder", "relative.lock", dir, "--exec-only", "--", "/bin/true"], /absolute paths/],
       [["--release-placeholders"], /takes only --placeholder/],
       [["--release-placeholders", "--placeholder", lock, dir, "--", "/bin/true"], /takes only --placeholder/],
+      [["--hold-placeholders"], /takes only --placeholder/],
+      [["--hold-placeholders", "--placeholder", lock, dir, "--exec-only", "--", "/bin/true"], /takes only --placeholder/],
+      [["--hold-placeholders", "--release-placeholders", "--placeholder", lock, dir], /exclude each other/],
     ] as const) {
       const bad = await run([h, ...args]);
       expect(bad.code, args.join(" ")).toBe(125);

@@ -46,7 +46,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     tools,
     // One orchestrator serves every call of the connection, so "run for this session" means something here.
     createHost: async (approve, log) => {
-      const orchestrator = await createCliOrchestrator(config, approve, { sessionApprovals: true });
+      const orchestrator = await createCliOrchestrator(config, approve, { sessionApprovals: true, sessionPlaceholders: true });
       // Said once, at the start: every command of the connection runs under it.
       void weakerIsolationWarning(orchestrator).then((warning) => warning && log.send("warning", warning));
       return orchestrator;
