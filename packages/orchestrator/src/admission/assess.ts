@@ -94,6 +94,11 @@ export interface Admission {
    * (rule matching only: no known-safe shortcut, no amendments); otherwise judged whole.
    */
   split: "plain" | "heredoc" | "not-plain" | "not-a-shell";
+  /**
+   * Why a shell wrapper's script was judged whole (`split` is `not-plain`): the construct and where it
+   * is (`command substitution at 1:6`), or that the shell's scripts are not parsed (`cmd.exe`).
+   */
+  splitReason?: string;
   /** Every rule that matched any segment, in segment order. */
   matchedRules: PolicyRuleMatch[];
   /** Segments no rule matched, with their heuristic verdict. */
@@ -210,6 +215,7 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
   return {
     segments,
     split: splitKind,
+    ...(splitKind === "not-plain" && split.kind === "not-plain" ? { splitReason: split.reason } : {}),
     matchedRules: facts.flatMap((f) => f.evaluation.matchedRules),
     unmatched: facts
       .filter((f) => f.evaluation.matchedRules.length === 0)

@@ -236,6 +236,7 @@ describe("dangerous commands hidden in wrappers that cannot be split", () => {
   ])("%s: forbidden under never, asks under on-request", async (script, hidden) => {
     const never = await assess(script, "never");
     expect(never.split).toBe("not-plain");
+    expect(never.splitReason).toEqual(expect.stringMatching(/\d+:\d+/));
     expect(never.hiddenDangerous).toEqual(hidden);
     expect(never.requirement).toEqual({ kind: "forbidden", reason: `\`bash -lc ${shQuote(script)}\` rejected: blocked by policy` });
     const onRequest = await assess(script, "on-request");

@@ -50,6 +50,8 @@ interface CheckJson {
   segments: string[][];
   matchedRules: Admission["matchedRules"];
   split: Admission["split"];
+  /** Why the script was judged as a whole (only when `split` is `not-plain`). */
+  splitReason?: string;
   /** `powershell` when the segments (or a script's literal commands) were judged as PowerShell commands; absent for POSIX. */
   dialect?: Admission["dialect"];
   unmatched: Admission["unmatched"];
@@ -415,6 +417,7 @@ function toJson(
 ): CheckJson {
   const r = admission.requirement;
   const out: CheckJson = { requirement: r.kind, segments: admission.segments, matchedRules: admission.matchedRules, split: admission.split, unmatched: admission.unmatched };
+  if (admission.splitReason !== undefined) out.splitReason = admission.splitReason;
   if (admission.dialect) out.dialect = admission.dialect;
   if (networkRules.length > 0) out.networkRules = networkRulesJson(networkRules, proxyEffective);
   const grant = commandRuleGrant(admission);
@@ -465,6 +468,7 @@ function explain(
   lines.push(`rules:     ${config.rules.length === 0 ? "none" : config.rules.map((r) => r.file).join(", ")}`);
   const language = admission.dialect === "powershell" ? "; its commands judged as PowerShell commands" : "";
   lines.push(`segments:  ${admission.segments.length} (${SPLIT_TEXT[admission.split]}${language})`);
+  if (admission.splitReason !== undefined) lines.push(`           judged whole because: ${escapeForDisplay(admission.splitReason)}`);
   admission.details.forEach((d, i) => {
     lines.push(`  ${i + 1}. ${renderCommand(d.segment)}`);
     if (d.source === "rule") {
