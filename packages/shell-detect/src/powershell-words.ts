@@ -146,8 +146,8 @@ function constantArgument(cursor: TreeCursor, script: string): string {
   const kind = onlyChild(cursor, where);
   const inner = onlyChild(cursor, where);
   const text = script.slice(cursor.startIndex, cursor.endIndex);
-  if (kind === "integer_literal" && inner === "decimal_integer_literal") {
-    if (!INTEGER.test(text)) throw new NotPlain(`number ${JSON.stringify(text)} at ${where()} (PowerShell passes its value, not its text)`);
+  if (kind === "integer_literal") {
+    if (inner !== "decimal_integer_literal" || !INTEGER.test(text)) throw new NotPlain(`number ${JSON.stringify(text)} at ${where()} (PowerShell passes its value, not its text)`);
     return text;
   }
   if (kind === "string_literal" && inner === "verbatim_string_characters" && text.length >= 2 && text[0] === "'" && text.endsWith("'")) {

@@ -222,7 +222,8 @@ export async function splitShellCommand(argv: readonly string[]): Promise<SplitR
   }
   const wrapper = shellWrapperScript(parsed.data);
   if (wrapper) return splitScript(wrapper.script);
-  const ps = powerShellInvocation(parsed.data);
+  // A bare `pwsh` (interactive) stays argv to judge, as a bare `bash` does.
+  const ps = parsed.data.length > 1 ? powerShellInvocation(parsed.data) : undefined;
   if (ps) {
     if (ps.refusal !== undefined || ps.script === undefined) return { kind: "not-plain", reason: ps.refusal ?? "no script", dialect: "powershell" };
     return splitPowerShellScript(ps.script, ps.edition);
