@@ -28,7 +28,7 @@ function commandName(command: Node): string | undefined {
     if (child.type === "command_name_expr") {
       const inner = child.namedChildren[0];
       if (!inner) return undefined;
-      if (inner.type === "command_name") return inner.text;
+      if (inner.type === "command_name" || inner.type === "path_command_name") return inner.text;
       if (inner.type === "string_literal") {
         const name = literalText(inner);
         return /[$`]/.test(name) ? undefined : name;
