@@ -27,9 +27,11 @@ function commandWords(cursor: TreeCursor, script: string, facts: PowerShellWordF
     if (cursor.gotoFirstChild()) {
       let blankBefore = false;
       do {
+        const type = typeAt(cursor);
         const start = cursor.startIndex;
-        if (typeAt(cursor) === "command_argument_sep") {
-          const gap = script.slice(start, cursor.endIndex);
+        const end = cursor.endIndex;
+        if (type === "command_argument_sep") {
+          const gap = script.slice(start, end);
           if (start !== prevEnd || !BLANKS.test(gap)) {
             const what = gap.includes(":") ? "parameter with an attached value (-Name:value)" : gap.includes("\n") ? "newline inside one command" : "separator";
             throw new NotPlain(`${what} at ${where()}`);
@@ -38,10 +40,10 @@ function commandWords(cursor: TreeCursor, script: string, facts: PowerShellWordF
         } else {
           // Two words with nothing between them are one argument to PowerShell (`x"y z"`), not two.
           if (!blankBefore || start !== prevEnd) throw new NotPlain(`two words without a blank between them at ${where()} (ambiguous parse)`);
-          words.push(argumentAt(cursor, script, facts));
+          words.push(argumentAt(cursor, script, facts, type, start, end));
           blankBefore = false;
         }
-        prevEnd = cursor.endIndex;
+        prevEnd = end;
       } while (cursor.gotoNextSibling());
       cursor.gotoParent();
     }
@@ -82,16 +84,16 @@ function pipeline(cursor: TreeCursor, script: string, edition: PowerShellEdition
   let prevEnd = cursor.startIndex;
   do {
     const type = cursor.nodeType;
-    const where = positionOf(script, cursor.startIndex);
+    const where = () => positionOf(script, cursor.startIndex);
     if (type === "pipeline_chain") {
       pipelineChain(cursor, script, out, globbed);
     } else if (type === "pipeline_chain_tail") {
       const op = script.slice(cursor.startIndex, cursor.endIndex);
-      if (op !== "&&" && op !== "||") throw new NotPlain(`operator ${JSON.stringify(op)} at ${where}`);
-      if (edition === "powershell") throw new NotPlain(`pipeline chain (${op}) at ${where} (Windows PowerShell 5.1 has no && or ||)`);
+      if (op !== "&&" && op !== "||") throw new NotPlain(`operator ${JSON.stringify(op)} at ${where()}`);
+      if (edition === "powershell") throw new NotPlain(`pipeline chain (${op}) at ${where()} (Windows PowerShell 5.1 has no && or ||)`);
       checkOperatorGap(script, prevEnd, cursor.startIndex, op);
     } else {
-      throw new NotPlain(`${describe(type)} at ${where}`);
+      throw new NotPlain(`${describe(type)} at ${where()}`);
     }
     prevEnd = cursor.endIndex;
   } while (cursor.gotoNextSibling());

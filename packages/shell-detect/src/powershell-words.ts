@@ -87,6 +87,8 @@ const PARAMETER = /^--?[\p{L}\p{N}_][\p{L}\p{N}_-]*$/u;
 const COMMAND_NAME = /^[\p{L}\p{N}\p{M}_./\\:~%+=!^-]+$/u;
 /** Decimal integers PowerShell passes back unchanged (no leading zero, no suffix, small enough for an int). */
 const INTEGER = /^(?:0|[1-9][0-9]{0,8})$/;
+const SINGLE_QUOTED = /^'(?:[^']|'')*'$/;
+const DOUBLE_QUOTED = /^"(?:[^"$`]|"")*"$/;
 
 /**
  * Language keywords: a statement that starts with one is not a command (the grammar usually says so,
@@ -104,14 +106,14 @@ const EVALUATORS = new Set(["invoke-expression", "iex"]);
 /** The command name under the cursor (a `command_name` node), or NotPlain. */
 export function commandNameAt(cursor: TreeCursor, script: string): string {
   const text = script.slice(cursor.startIndex, cursor.endIndex);
-  const where = positionOf(script, cursor.startIndex);
-  if (!COMMAND_NAME.test(text)) throw new NotPlain(`command name ${JSON.stringify(text)} at ${where} is not a plain word`);
-  if (text[0] === "~") throw new NotPlain(`tilde in command name ${JSON.stringify(text)} at ${where}`);
+  const where = () => positionOf(script, cursor.startIndex);
+  if (!COMMAND_NAME.test(text)) throw new NotPlain(`command name ${JSON.stringify(text)} at ${where()} is not a plain word`);
+  if (text[0] === "~") throw new NotPlain(`tilde in command name ${JSON.stringify(text)} at ${where()}`);
   const lower = text.toLowerCase();
   // A module-qualified name (`Microsoft.PowerShell.Utility\Invoke-Expression`) is the same command.
   const base = lower.slice(lower.lastIndexOf("\\") + 1);
-  if (EVALUATORS.has(base)) throw new NotPlain(`Invoke-Expression (${text}) at ${where} runs a string as code`);
-  if (KEYWORDS.has(lower)) throw new NotPlain(`keyword ${text} at ${where}`);
+  if (EVALUATORS.has(base)) throw new NotPlain(`Invoke-Expression (${text}) at ${where()} runs a string as code`);
+  if (KEYWORDS.has(lower)) throw new NotPlain(`keyword ${text} at ${where()}`);
   return text;
 }
 
@@ -120,10 +122,10 @@ export function commandNameAt(cursor: TreeCursor, script: string): string {
  * an empty string is dropped, an embedded `"` is not escaped, a trailing `\` escapes the closing quote.
  * Refused in both editions so that one rule holds whichever runs the script.
  */
-function checkQuoted(value: string, where: string): string {
-  if (value.length === 0) throw new NotPlain(`empty string argument at ${where} (Windows PowerShell drops it)`);
-  if (value.includes('"')) throw new NotPlain(`string with a double quote inside at ${where} (passed differently by each edition)`);
-  if (value.endsWith("\\")) throw new NotPlain(`string ending in a backslash at ${where} (passed differently by each edition)`);
+function checkQuoted(value: string, where: () => string): string {
+  if (value.length === 0) throw new NotPlain(`empty string argument at ${where()} (Windows PowerShell drops it)`);
+  if (value.includes('"')) throw new NotPlain(`string with a double quote inside at ${where()} (passed differently by each edition)`);
+  if (value.endsWith("\\")) throw new NotPlain(`string ending in a backslash at ${where()} (passed differently by each edition)`);
   return value;
 }
 
@@ -151,12 +153,12 @@ function constantArgument(cursor: TreeCursor, script: string): string {
     return text;
   }
   if (kind === "string_literal" && inner === "verbatim_string_characters" && text.length >= 2 && text[0] === "'" && text.endsWith("'")) {
-    return checkQuoted(text.slice(1, -1).replaceAll("''", "'"), where());
+    return checkQuoted(text.slice(1, -1).replaceAll("''", "'"), where);
   }
   if (kind === "string_literal" && inner === "expandable_string_literal" && text.length >= 2 && text[0] === '"' && text.endsWith('"')) {
     // The lexical check already refused `$` and backticks inside double quotes; any child is a construct.
     if (cursor.gotoFirstChild()) throw new NotPlain(`${describe(cursor.nodeType)} inside a double-quoted string at ${where()}`);
-    return checkQuoted(text.slice(1, -1).replaceAll('""', '"'), where());
+    return checkQuoted(text.slice(1, -1).replaceAll('""', '"'), where);
   }
   throw new NotPlain(`${describe(kind === "string_literal" ? inner : kind)} at ${where()}`);
 }
@@ -173,14 +175,14 @@ export interface PowerShellWordFacts {
 /**
  * The word an argument node under the cursor stands for (the cursor is back on it when this returns),
  * or NotPlain: bare words (generic tokens), parameters (`-Skip`), small decimal integers and constant
- * strings are plain; anything else is not.
+ * strings are plain; anything else is not. `type`, `start` and `end` are the cursor's, read once by
+ * the caller (each read is a call into the parser's wasm).
  */
-export function argumentAt(cursor: TreeCursor, script: string, facts: PowerShellWordFacts): string {
-  const type = cursor.nodeType;
-  const text = script.slice(cursor.startIndex, cursor.endIndex);
-  const where = () => positionOf(script, cursor.startIndex);
+export function argumentAt(cursor: TreeCursor, script: string, facts: PowerShellWordFacts, type: string, start: number, end: number): string {
+  const text = script.slice(start, end);
+  const where = () => positionOf(script, start);
   if (type === "generic_token") {
-    if (!GENERIC.test(text) || cursor.gotoFirstChild()) throw new NotPlain(`word ${JSON.stringify(text)} at ${where()} is not a plain word`);
+    if (!GENERIC.test(text)) throw new NotPlain(`word ${JSON.stringify(text)} at ${where()} is not a plain word`);
     if (/[*?]/.test(text)) {
       if (text[0] === "-") throw new NotPlain(`wildcard in option-like argument ${JSON.stringify(text)} at ${where()}`);
       facts.globbed = true;
@@ -189,11 +191,17 @@ export function argumentAt(cursor: TreeCursor, script: string, facts: PowerShell
     return text;
   }
   if (type === "command_parameter") {
-    // `-Name:value` puts the value inside the parameter node.
-    if (!PARAMETER.test(text) || cursor.gotoFirstChild()) throw new NotPlain(`parameter ${JSON.stringify(text)} at ${where()} with an attached value or odd characters`);
+    // `-Name:value` hangs the `:` under the parameter node, past its end: the caller's check that a
+    // blank separates every two words refuses it.
+    if (!PARAMETER.test(text)) throw new NotPlain(`parameter ${JSON.stringify(text)} at ${where()} is not a plain word`);
     return text;
   }
   if (type === "array_literal_expression") {
+    // Fast path: text that is one quoted string or one small integer can be no other node (the lexical
+    // check has run); anything else takes the structural path below, which refuses what it does not know.
+    if (SINGLE_QUOTED.test(text)) return checkQuoted(text.slice(1, -1).replaceAll("''", "'"), where);
+    if (DOUBLE_QUOTED.test(text)) return checkQuoted(text.slice(1, -1).replaceAll('""', '"'), where);
+    if (INTEGER.test(text)) return text;
     const word = constantArgument(cursor, script);
     cursor.gotoParent();
     cursor.gotoParent();

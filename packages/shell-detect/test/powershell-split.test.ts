@@ -105,7 +105,7 @@ describe("PowerShell: not plain", () => {
     ["echo -5", /unary expression/],
     ["echo ''", /empty string argument/],
     ["echo 'a\"b'", /double quote inside/],
-    ["echo \"a\"\"b\"", /inside a double-quoted string/],
+    ["echo \"a\"\"b\"", /double quote inside/],
     ["echo 'C:\\dir\\'", /ending in a backslash/],
     ["echo x\"y z\"", /not a plain word|two words/],
     ["echo 'a'b", /syntax error|two words/],
