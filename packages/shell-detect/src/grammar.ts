@@ -2,19 +2,25 @@ import { createRequire } from "node:module";
 import type { Parser } from "web-tree-sitter";
 import { GrammarLoadError } from "./errors.js";
 
-/** A grammar this package parses with: its npm package, the `.wasm` inside it, a script for the warm-up parse. */
+/** A grammar this package parses with: its npm package, how to find its `.wasm`, a script for the warm-up parse. */
 interface GrammarSpec {
   label: string;
   pkg: string;
-  wasm: string;
+  // Each spec names its file literally so that dependency checkers see the package in use.
+  resolveWasm: (require: NodeJS.Require) => string;
   warmUp: string;
 }
 
-const BASH: GrammarSpec = { label: "bash", pkg: "tree-sitter-bash", wasm: "tree-sitter-bash.wasm", warmUp: "true" };
+const BASH: GrammarSpec = {
+  label: "bash",
+  pkg: "tree-sitter-bash",
+  resolveWasm: (require) => require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"),
+  warmUp: "true",
+};
 const POWERSHELL: GrammarSpec = {
   label: "PowerShell",
   pkg: "tree-sitter-powershell",
-  wasm: "tree-sitter-powershell.wasm",
+  resolveWasm: (require) => require.resolve("tree-sitter-powershell/tree-sitter-powershell.wasm"),
   warmUp: "Get-Item 'a' | Select-Object -First 1; git status",
 };
 
@@ -25,9 +31,9 @@ async function load(spec: GrammarSpec): Promise<Parser> {
     // not from wherever this module sits: it may be bundled into another package's build.
     const require = createRequire(createRequire(import.meta.url).resolve("@shellgate/shell-detect/package.json"));
     // Resolved from node_modules: the grammar is never fetched over the network.
-    wasmPath = require.resolve(`${spec.pkg}/${spec.wasm}`);
+    wasmPath = spec.resolveWasm(require);
   } catch (cause) {
-    throw new GrammarLoadError(`${spec.pkg} is not installed (cannot resolve ${spec.pkg}/${spec.wasm})`, { cause });
+    throw new GrammarLoadError(`${spec.pkg} is not installed (cannot resolve its .wasm grammar)`, { cause });
   }
   try {
     // Imported here, not at the top: a process that never splits a script (most one-shot argv
