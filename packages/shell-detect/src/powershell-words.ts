@@ -87,6 +87,11 @@ const PARAMETER = /^--?[\p{L}\p{N}_][\p{L}\p{N}_-]*$/u;
 const COMMAND_NAME = /^[\p{L}\p{N}\p{M}_./\\:~%+=!^-]+$/u;
 /** Decimal integers PowerShell passes back unchanged (no leading zero, no suffix, small enough for an int). */
 const INTEGER = /^(?:0|[1-9][0-9]{0,8})$/;
+/**
+ * Text PowerShell reads as a number in an argument (hex, binary, exponent, type suffixes, multipliers),
+ * passing its value: `0b11` is 3 and `1n` a big integer in PowerShell 7, which the grammar leaves as words.
+ */
+const NUMBER_LIKE = /^[+-]?(?:0x[0-9a-f]+|0b[01]+|(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)(?:[uysnld]|u[ysl]|lu)?(?:[kmgtp]b)?$/i;
 const SINGLE_QUOTED = /^'(?:[^']|'')*'$/;
 const DOUBLE_QUOTED = /^"(?:[^"$`]|"")*"$/;
 
@@ -183,6 +188,7 @@ export function argumentAt(cursor: TreeCursor, script: string, facts: PowerShell
   const where = () => positionOf(script, start);
   if (type === "generic_token") {
     if (!GENERIC.test(text)) throw new NotPlain(`word ${JSON.stringify(text)} at ${where()} is not a plain word`);
+    if (NUMBER_LIKE.test(text) && !INTEGER.test(text)) throw new NotPlain(`number ${JSON.stringify(text)} at ${where()} (PowerShell passes its value, not its text)`);
     if (/[*?]/.test(text)) {
       if (text[0] === "-") throw new NotPlain(`wildcard in option-like argument ${JSON.stringify(text)} at ${where()}`);
       facts.globbed = true;

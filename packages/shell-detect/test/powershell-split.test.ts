@@ -33,6 +33,8 @@ describe("PowerShell: plain scripts", () => {
     // Only a `$` name is a variable: `x = 1` runs the command x with two arguments.
     ["x = 1", [["x", "=", "1"]]],
     ["C:\\tools\\rg.exe --files", [["C:\\tools\\rg.exe", "--files"]]],
+    // Digits first but no number to PowerShell: a commit hash, a version.
+    ["git show 3f2a1b; pip install x==1.2.3", [["git", "show", "3f2a1b"], ["pip", "install", "x==1.2.3"]]],
   ]))("%s %j", async (shell, script, commands) => {
     expect(await split(shell, script)).toEqual({ kind: "plain", commands, globbed: commands.map(() => false), dialect: "powershell" });
   });
@@ -102,6 +104,9 @@ describe("PowerShell: not plain", () => {
     ["echo 1kb", /number "1kb"/],
     ["echo 007", /number "007"/],
     ["echo 1.5", /real number/],
+    ["echo 0b11", /number "0b11"/],
+    ["echo 1n", /number "1n"/],
+    ["echo 2uy", /number "2uy"/],
     ["echo -5", /unary expression/],
     ["echo ''", /empty string argument/],
     ["echo 'a\"b'", /double quote inside/],
