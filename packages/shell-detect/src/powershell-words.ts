@@ -84,7 +84,8 @@ export function lexicalRefusal(script: string): string | undefined {
 /** A bare word PowerShell passes as written: no quote, escape, expansion or array syntax can be in it. */
 const GENERIC = /^[\p{L}\p{N}\p{M}_./\\:~%+=*?!^-]+$/u;
 const PARAMETER = /^--?[\p{L}\p{N}_][\p{L}\p{N}_-]*$/u;
-const COMMAND_NAME = /^[\p{L}\p{N}\p{M}_./\\:~%+=!^-]+$/u;
+/** At the start of a statement `-`, `+`, `!` are operators and `%`/`?` aliases: a name starts tamer. */
+const COMMAND_NAME = /^[\p{L}\p{N}_./\\~][\p{L}\p{N}\p{M}_./\\:~%+=!^-]*$/u;
 /** Decimal integers PowerShell passes back unchanged (no leading zero, no suffix, small enough for an int). */
 const INTEGER = /^(?:0|[1-9][0-9]{0,8})$/;
 /**
@@ -114,6 +115,7 @@ export function commandNameAt(cursor: TreeCursor, script: string): string {
   const where = () => positionOf(script, cursor.startIndex);
   if (!COMMAND_NAME.test(text)) throw new NotPlain(`command name ${JSON.stringify(text)} at ${where()} is not a plain word`);
   if (text[0] === "~") throw new NotPlain(`tilde in command name ${JSON.stringify(text)} at ${where()}`);
+  if (NUMBER_LIKE.test(text)) throw new NotPlain(`number ${JSON.stringify(text)} at ${where()} where a command name should be`);
   const lower = text.toLowerCase();
   // A module-qualified name (`Microsoft.PowerShell.Utility\Invoke-Expression`) is the same command.
   const base = lower.slice(lower.lastIndexOf("\\") + 1);

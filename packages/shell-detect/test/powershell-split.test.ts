@@ -30,6 +30,7 @@ describe("PowerShell: plain scripts", () => {
     ["git status;", [["git", "status"]]],
     ["Get-ChildItem |\n  Select-Object -First 3", [["Get-ChildItem"], ["Select-Object", "-First", "3"]]],
     ["  git   status  ", [["git", "status"]]],
+    ["7z x a.7z", [["7z", "x", "a.7z"]]],
     // Only a `$` name is a variable: `x = 1` runs the command x with two arguments.
     ["x = 1", [["x", "=", "1"]]],
     ["C:\\tools\\rg.exe --files", [["C:\\tools\\rg.exe", "--files"]]],
@@ -117,6 +118,9 @@ describe("PowerShell: not plain", () => {
     ["ls -del*", /wildcard in option-like argument|syntax error/],
     ["Get-Ch* x", /command name/],
     ["~/bin/x", /tilde in command name/],
+    ["1n", /number "1n" at 1:1 where a command name should be|integer/],
+    ["!x", /not a plain word|syntax error|unary/],
+    ["+x", /not a plain word|syntax error|unary/],
     ["git status\r\nls", /PowerShell reads it as a quote, dash or blank/],
     ["Remove-Item \u2013Recurse x", /"\u2013" at 1:13/],
     ["echo \u2018a\u2019", /quote, dash or blank/],
