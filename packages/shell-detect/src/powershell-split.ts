@@ -10,44 +10,50 @@ const BLANKS = /^[ \t]+$/;
 /** The node type under the cursor, read afresh (TypeScript would keep a narrowing across cursor moves). */
 const typeAt = (cursor: TreeCursor): string => cursor.nodeType;
 
-/** The words of the `command` node under the cursor; the cursor is back on it when this returns. */
+/** Why the text between two words is not just blanks. */
+function gapProblem(gap: string): string {
+  if (gap.includes(":")) return "parameter with an attached value (-Name:value)";
+  if (gap.includes("\n")) return "newline inside one command";
+  // Two words with nothing between them are one argument to PowerShell (`x"y z"`), not two.
+  return gap.length === 0 ? "two words without a blank between them (ambiguous parse)" : `${JSON.stringify(gap)} between two words`;
+}
+
+/**
+ * The words of the `command` node under the cursor; the cursor is back on it when this returns. The
+ * text between two words (and after the last) must be blanks, whatever separator nodes the grammar
+ * made of it: that is how PowerShell splits arguments.
+ */
 function commandWords(cursor: TreeCursor, script: string, facts: PowerShellWordFacts): string[] {
-  const where = () => positionOf(script, cursor.startIndex);
-  if (!cursor.gotoFirstChild()) throw new NotPlain(`empty command at ${where()}`);
-  if (cursor.nodeType !== "command_name") {
-    const what = cursor.nodeType === "command_invokation_operator"
-      ? (script[cursor.startIndex] === "." ? "dot-sourcing (.)" : "call operator (&)")
-      : describe(cursor.nodeType);
-    throw new NotPlain(`${what} at ${where()}`);
+  const where = (index: number) => positionOf(script, index);
+  if (!cursor.gotoFirstChild()) throw new NotPlain(`empty command at ${where(cursor.startIndex)}`);
+  const first = typeAt(cursor);
+  const nameStart = cursor.startIndex;
+  if (first !== "command_name") {
+    const what = first === "command_invokation_operator" ? (script[nameStart] === "." ? "dot-sourcing (.)" : "call operator (&)") : describe(first);
+    throw new NotPlain(`${what} at ${where(nameStart)}`);
   }
-  const words = [commandNameAt(cursor, script)];
-  let prevEnd = cursor.endIndex;
+  const nameEnd = cursor.endIndex;
+  const words = [commandNameAt(script, nameStart, nameEnd)];
+  let prevEnd = nameEnd;
   if (cursor.gotoNextSibling()) {
-    if (typeAt(cursor) !== "command_elements") throw new NotPlain(`${describe(cursor.nodeType)} at ${where()}`);
+    if (typeAt(cursor) !== "command_elements") throw new NotPlain(`${describe(cursor.nodeType)} at ${where(cursor.startIndex)}`);
+    const elementsEnd = cursor.endIndex;
     if (cursor.gotoFirstChild()) {
-      let blankBefore = false;
       do {
         const type = typeAt(cursor);
+        if (type === "command_argument_sep") continue;
         const start = cursor.startIndex;
         const end = cursor.endIndex;
-        if (type === "command_argument_sep") {
-          const gap = script.slice(start, end);
-          if (start !== prevEnd || !BLANKS.test(gap)) {
-            const what = gap.includes(":") ? "parameter with an attached value (-Name:value)" : gap.includes("\n") ? "newline inside one command" : "separator";
-            throw new NotPlain(`${what} at ${where()}`);
-          }
-          blankBefore = true;
-        } else {
-          // Two words with nothing between them are one argument to PowerShell (`x"y z"`), not two.
-          if (!blankBefore || start !== prevEnd) throw new NotPlain(`two words without a blank between them at ${where()} (ambiguous parse)`);
-          words.push(argumentAt(cursor, script, facts, type, start, end));
-          blankBefore = false;
-        }
+        const gap = script.slice(prevEnd, start);
+        if (!BLANKS.test(gap)) throw new NotPlain(`${gapProblem(gap)} at ${where(start)}`);
+        words.push(argumentAt(cursor, script, facts, type, start, end));
         prevEnd = end;
       } while (cursor.gotoNextSibling());
       cursor.gotoParent();
     }
-    if (cursor.gotoNextSibling()) throw new NotPlain(`${describe(cursor.nodeType)} at ${where()}`);
+    const tail = script.slice(prevEnd, elementsEnd);
+    if (tail.length > 0 && !BLANKS.test(tail)) throw new NotPlain(`${gapProblem(tail)} at ${where(prevEnd)}`);
+    if (cursor.gotoNextSibling()) throw new NotPlain(`${describe(cursor.nodeType)} at ${where(cursor.startIndex)}`);
   }
   cursor.gotoParent();
   return words;

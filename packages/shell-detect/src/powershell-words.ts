@@ -109,10 +109,10 @@ const KEYWORDS = new Set([
 /** Commands that run a string as code. */
 const EVALUATORS = new Set(["invoke-expression", "iex"]);
 
-/** The command name under the cursor (a `command_name` node), or NotPlain. */
-export function commandNameAt(cursor: TreeCursor, script: string): string {
-  const text = script.slice(cursor.startIndex, cursor.endIndex);
-  const where = () => positionOf(script, cursor.startIndex);
+/** The command name of a `command_name` node spanning `start`..`end`, or NotPlain. */
+export function commandNameAt(script: string, start: number, end: number): string {
+  const text = script.slice(start, end);
+  const where = () => positionOf(script, start);
   if (!COMMAND_NAME.test(text)) throw new NotPlain(`command name ${JSON.stringify(text)} at ${where()} is not a plain word`);
   if (text[0] === "~") throw new NotPlain(`tilde in command name ${JSON.stringify(text)} at ${where()}`);
   if (NUMBER_LIKE.test(text)) throw new NotPlain(`number ${JSON.stringify(text)} at ${where()} where a command name should be`);

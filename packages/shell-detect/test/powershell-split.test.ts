@@ -97,6 +97,7 @@ describe("PowerShell: not plain", () => {
     ["[IO.File]::Delete('x')", /type literal/],
     ["ls -Force:$true", /variable/],
     ["ls -Path:src", /attached value/],
+    ["git -x:", /^parameter with an attached value \(-Name:value\) at 1:7$/],
     ["git --% status $x", /variable/],
     ["cmd /c --% dir", /stop-parsing|--%/],
     ["ls # comment", /^comment \(#\) at 1:4$/],
