@@ -56,6 +56,7 @@ const EXTERNAL = [
   "node-pty",
   "web-tree-sitter",
   "tree-sitter-bash",
+  "tree-sitter-powershell",
   "chevrotain",
   "@xterm/headless",
   "tree-kill",

@@ -1,12 +1,14 @@
-// Benchmark: grammar load (fresh processes) and splitting a 1 KB script (after warm-up).
-// Run `npx tsc -b` first; this imports the built package. Targets: split p50 <= 1 ms, load <= 150 ms.
+// Benchmark: grammar load (fresh processes) and splitting a 1 KB script (after warm-up), for bash and
+// for PowerShell (the same script text, which both read as the same commands).
+// Run `npx tsc -b` first; this imports the built package. Targets: split p50 <= 1 ms, load <= 150 ms,
+// and the PowerShell split costs no more than the bash split (ratio <= 1).
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import os from "node:os";
 
 const dist = new URL("../dist/index.js", import.meta.url);
-const { splitShellCommand, preloadBashGrammar } = await import(dist.href);
+const { splitShellCommand, preloadBashGrammar, preloadPowerShellGrammar } = await import(dist.href);
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -26,6 +28,15 @@ for (let i = 0; i < 5; i++) {
   loads.push(JSON.parse(out));
 }
 const loadP50 = quantile(loads.map((l) => l.load), 0.5);
+const psLoads = [];
+for (let i = 0; i < 5; i++) {
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", `
+    const m = await import(${JSON.stringify(dist.href)});
+    const t = performance.now(); await m.preloadPowerShellGrammar(); const load = performance.now() - t;
+    console.log(JSON.stringify({ load }));`], { encoding: "utf8", cwd: fileURLToPath(new URL(".", import.meta.url)) });
+  psLoads.push(JSON.parse(out));
+}
+const psLoadP50 = quantile(psLoads.map((l) => l.load), 0.5);
 const firstP50 = quantile(loads.map((l) => l.first), 0.5);
 
 // 1b. Where that time goes: the runtime, the grammar, and the first parse (which compiles most of the wasm).
@@ -44,7 +55,7 @@ for (let i = 0; i < 3; i++) {
 const part = (k) => quantile(parts.map((x) => x[k]), 0.5).toFixed(1);
 const cpuP50 = quantile(loads.map((l) => l.cpu), 0.5);
 
-// 2. Splitting a plain 1 KB script.
+// 2. Splitting a plain 1 KB script. The unit is valid bash and valid PowerShell 7 with the same commands.
 const unit = `git add -A && rg -n "TODO" src/lib | wc -l; echo 'hello world' || cat README.md | head -n 20 && ls -la /usr/local/bin\n`;
 let script = "";
 while (script.length + unit.length <= 1024) script += unit;
@@ -52,8 +63,9 @@ script = script.padEnd(1024, " ");
 const notPlain = script.replace("echo 'hello world'", "echo \"$HOME\"");
 
 await preloadBashGrammar();
-const measure = async (s, n) => {
-  const argv = ["bash", "-lc", s];
+await preloadPowerShellGrammar();
+const measure = async (s, n, argvOf = (x) => ["bash", "-lc", x]) => {
+  const argv = argvOf(s);
   for (let i = 0; i < 300; i++) await splitShellCommand(argv); // warm-up
   const times = [];
   for (let i = 0; i < n; i++) {
@@ -66,10 +78,40 @@ const measure = async (s, n) => {
 const plain = await measure(script, 2000);
 const check = await splitShellCommand(["bash", "-lc", script]);
 const rejected = await measure(notPlain, 1000);
+const pwsh = (x) => ["pwsh", "-NoProfile", "-Command", x];
+const psPlain = await measure(script, 2000, pwsh);
+const psCheck = await splitShellCommand(pwsh(script));
+const psSame = psCheck.kind === "plain" && check.kind === "plain" && JSON.stringify(psCheck.commands) === JSON.stringify(check.commands);
+const psNotPlain = script.replace("echo 'hello world'", "echo $env:HOME");
+const psRejected = await measure(psNotPlain, 1000, pwsh);
+// A refusal found by the tree walk, not the character check: the call operator on a bare name.
+const psTree = script.replace("echo 'hello world'", ". ./setup.ps1");
+const psTreeRejected = await measure(psTree, 1000, pwsh);
+const psTreeReason = await splitShellCommand(pwsh(psTree));
+const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
+// Where the PowerShell time goes: the grammar's parse alone, against the bash parse alone.
+const { bashParser, powershellParser } = await import(new URL("../dist/grammar.js", import.meta.url).href);
+const parseOnly = async (parser, n) => {
+  for (let i = 0; i < 300; i++) parser.parse(script).delete();
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    parser.parse(script).delete();
+    times.push(performance.now() - t);
+  }
+  return quantile(times, 0.5);
+};
+const bashParse = await parseOnly(await bashParser(), 2000);
+const psParse = await parseOnly(await powershellParser(), 2000);
 
 console.log(`shell-detect bench (node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0].toFixed(2)})`);
 console.log(`grammar load incl. warm-up parse (fresh process, p50 of ${loads.length}): ${verdict(loadP50, 150)}; CPU time ${cpuP50.toFixed(1)} ms; first split after it ${firstP50.toFixed(3)} ms`);
 console.log(`  breakdown (p50 of ${parts.length} fresh processes): Parser.init ${part("init")} ms + Language.load ${part("language")} ms + first parse ${part("parse")} ms`);
 console.log(`split 1 KB plain script (${script.length} chars, ${check.kind === "plain" ? check.commands.length : 0} commands) p50: ${verdict(plain.p50, 1)}; p95 ${plain.p95.toFixed(3)} ms`);
 console.log(`split 1 KB not-plain script (expansion in the middle) p50: ${verdict(rejected.p50, 1)}; p95 ${rejected.p95.toFixed(3)} ms`);
+console.log(`PowerShell grammar load incl. warm-up parse (fresh process, p50 of ${psLoads.length}): ${verdict(psLoadP50, 150)}`);
+console.log(`PowerShell split of the same 1 KB script (${psCheck.kind === "plain" ? psCheck.commands.length : 0} commands, same commands as bash: ${psSame}) p50: ${psPlain.p50.toFixed(3)} ms vs bash ${plain.p50.toFixed(3)} ms = ${ratio(psPlain.p50, plain.p50)} (target <= 1.00x): ${psPlain.p50 <= plain.p50 ? "OK" : "OVER"}; p95 ${psPlain.p95.toFixed(3)} ms`);
+console.log(`  parse alone p50: PowerShell ${psParse.toFixed(3)} ms vs bash ${bashParse.toFixed(3)} ms = ${ratio(psParse, bashParse)}; PowerShell walk ≈ ${(psPlain.p50 - psParse).toFixed(3)} ms, bash walk ≈ ${(plain.p50 - bashParse).toFixed(3)} ms`);
+console.log(`PowerShell split, not plain by the character check ($ in the middle) p50: ${psRejected.p50.toFixed(3)} ms vs bash ${rejected.p50.toFixed(3)} ms = ${ratio(psRejected.p50, rejected.p50)}`);
+console.log(`PowerShell split, not plain by the tree walk (${psTreeReason.kind === "not-plain" ? psTreeReason.reason : "?"}) p50: ${psTreeRejected.p50.toFixed(3)} ms vs bash ${rejected.p50.toFixed(3)} ms = ${ratio(psTreeRejected.p50, rejected.p50)}`);
 console.log("peer: the Codex CLI does not expose its script splitter as a command, so no direct ratio; figures are against the targets only");

@@ -32,7 +32,7 @@ export class ShellNotFoundError extends ShellDetectError {
   }
 }
 
-/** The tree-sitter runtime or the bash grammar `.wasm` could not be loaded. */
+/** The tree-sitter runtime or a grammar `.wasm` (bash, PowerShell) could not be loaded. */
 export class GrammarLoadError extends ShellDetectError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("SHELL_GRAMMAR_LOAD_FAILED", message, options);

@@ -4,7 +4,7 @@ import type { Shell } from "./types.js";
 
 /** The line PowerShell scripts start with so that the console writes UTF-8 (what we decode output as). */
 export const POWERSHELL_UTF8_PREFIX = "try { [Console]::OutputEncoding=[System.Text.Encoding]::UTF8 } catch {}\n";
-const LEGACY_UTF8_PREFIX = "[Console]::OutputEncoding=[System.Text.Encoding]::UTF8;\n";
+export const LEGACY_UTF8_PREFIX = "[Console]::OutputEncoding=[System.Text.Encoding]::UTF8;\n";
 
 /** Options for {@link deriveExecArgs}. */
 export interface ExecArgsOptions {

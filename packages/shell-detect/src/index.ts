@@ -1,10 +1,10 @@
 export { detectUserShell, resolveShell } from "./detect.js";
 export { deriveExecArgs, POWERSHELL_UTF8_PREFIX, type ExecArgsOptions } from "./exec-args.js";
 export { ShellDetectError, InvalidShellArgumentError, ShellNotFoundError, GrammarLoadError, type ShellDetectErrorCode } from "./errors.js";
-export { preloadBashGrammar } from "./grammar.js";
+export { preloadBashGrammar, preloadPowerShellGrammar } from "./grammar.js";
 export { isExecutableFile } from "./host.js";
 export { shellTypeFromPath, trustedShellType, unsupportedShellName } from "./shell-type.js";
-export { splitShellCommand, splitScript, shellWrapperScript, MAX_SPLIT_SCRIPT_CHARS, type SplitResult } from "./split.js";
+export { splitShellCommand, splitScript, shellWrapperScript, MAX_SPLIT_SCRIPT_CHARS, type ScriptDialect, type SplitResult } from "./split.js";
 export { splitHeredocCommand, type HeredocSplit } from "./heredoc.js";
 export { literalCommands } from "./literal.js";
 export type { DetectOptions, Shell, ShellType } from "./types.js";

@@ -2,6 +2,8 @@ import type { Node } from "web-tree-sitter";
 import { z } from "zod";
 import { InvalidShellArgumentError } from "./errors.js";
 import { bashParser } from "./grammar.js";
+import { powerShellInvocation } from "./powershell-invocation.js";
+import { literalPowerShellCommands } from "./powershell-literal.js";
 import { MAX_SPLIT_SCRIPT_CHARS, shellWrapperScript } from "./split.js";
 import { NotPlain, extractWord } from "./words.js";
 
@@ -54,6 +56,11 @@ function visit(root: Node, script: string, out: string[][]): void {
  * "might be dangerous" scan (`rm -rf` anywhere), which must look further than the plain-command
  * split. Returns `undefined` when argv is not such a wrapper, the script does not parse, or it is
  * longer than {@link MAX_SPLIT_SCRIPT_CHARS}.
+ *
+ * A trusted PowerShell invocation is read the same way with the PowerShell grammar — even one whose
+ * switches make it not plain (`-ExecutionPolicy Bypass -Command …`, `-EncodedCommand`, decoded) —
+ * including commands inside redirections, `$( )`, `@( )`, `( )` and script blocks. The words are in
+ * the dialect `splitShellCommand` reports for the same argv (PowerShell words for a PowerShell argv).
  * @throws InvalidShellArgumentError when argv is not an array of strings.
  * @throws GrammarLoadError when the grammar cannot be loaded.
  */
@@ -61,7 +68,11 @@ export async function literalCommands(argv: readonly string[]): Promise<string[]
   const parsed = z.array(z.string()).safeParse(argv);
   if (!parsed.success) throw new InvalidShellArgumentError("argv", "must be an array of strings");
   const wrapper = shellWrapperScript(parsed.data);
-  if (!wrapper || wrapper.script.length > MAX_SPLIT_SCRIPT_CHARS) return undefined;
+  if (!wrapper) {
+    const script = powerShellInvocation(parsed.data)?.script;
+    return script === undefined || script.length > MAX_SPLIT_SCRIPT_CHARS ? undefined : literalPowerShellCommands(script);
+  }
+  if (wrapper.script.length > MAX_SPLIT_SCRIPT_CHARS) return undefined;
   const parser = await bashParser();
   const tree = parser.parse(wrapper.script);
   if (!tree) return undefined;

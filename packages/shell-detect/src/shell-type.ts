@@ -46,12 +46,17 @@ const TRUSTED_POSIX: ReadonlyMap<string, ShellType> = new Map([
 ]);
 
 const TRUSTED_POWERSHELL = new Set([
-  "pwsh", "powershell", "pwsh.exe", "powershell.exe",
-  "/usr/local/bin/pwsh", "/usr/bin/pwsh", "/bin/pwsh", "/opt/homebrew/bin/pwsh",
+  "pwsh", "powershell",
+  "/usr/local/bin/pwsh", "/usr/bin/pwsh", "/bin/pwsh", "/opt/homebrew/bin/pwsh", "/snap/bin/pwsh", "/opt/microsoft/powershell/7/pwsh",
 ]);
+/** Compared lowercased with `\` read as `/`, as Windows compares paths. */
 const TRUSTED_POWERSHELL_WINDOWS = new Set([
+  "pwsh.exe",
+  "powershell.exe",
   "c:/windows/system32/windowspowershell/v1.0/powershell.exe",
+  "c:/windows/syswow64/windowspowershell/v1.0/powershell.exe",
   "c:/program files/powershell/7/pwsh.exe",
+  "c:/program files/powershell/7-preview/pwsh.exe",
 ]);
 const TRUSTED_CMD = new Set(["cmd", "cmd.exe", "c:/windows/system32/cmd.exe"]);
 

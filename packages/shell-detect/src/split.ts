@@ -2,15 +2,22 @@ import type { Point, Tree, TreeCursor } from "web-tree-sitter";
 import { z } from "zod";
 import { InvalidShellArgumentError } from "./errors.js";
 import { bashParser } from "./grammar.js";
+import { CMD_REASON, isCmdInvocation, powerShellInvocation } from "./powershell-invocation.js";
+import { splitPowerShellScript } from "./powershell-split.js";
 import { trustedShellType } from "./shell-type.js";
 import { NotPlain, describeNode, extractWordAt, type WordFacts } from "./words.js";
+
+/** The language a split script was read in, when it is not a POSIX shell's. */
+export type ScriptDialect = "powershell";
 
 /**
  * What a command line would run. `plain`: a trusted `bash|zsh|sh -c|-lc SCRIPT` wrapper whose script
  * is nothing but simple commands joined by `&&`, `||`, `;`, `|` (newlines count as `;`), with each
- * command's words as the shell would pass them. `not-plain`: a recognised shell wrapper whose script
- * we cannot prove plain; judge the whole argv as one opaque command. `not-a-shell`: argv is not a
- * trusted shell wrapper at all; judge argv itself.
+ * command's words as the shell would pass them, or a trusted PowerShell invocation whose script is
+ * static pipelines and `;`-sequences (`dialect: "powershell"`). `not-plain`: a recognised shell
+ * wrapper whose script we cannot prove plain; judge the whole argv as one opaque command.
+ * `not-a-shell`: argv is not a trusted shell wrapper at all; judge argv itself. `dialect` is absent
+ * for POSIX shells (and for cmd.exe, whose scripts are never read).
  */
 export type SplitResult =
   | {
@@ -22,8 +29,9 @@ export type SplitResult =
        * Such a command must not be judged by its arguments alone (the known-safe shortcut refuses it).
        */
       globbed: boolean[];
+      dialect?: ScriptDialect;
     }
-  | { kind: "not-plain"; reason: string }
+  | { kind: "not-plain"; reason: string; dialect?: ScriptDialect }
   | { kind: "not-a-shell" };
 
 const ArgvSchema = z.array(z.string());
@@ -129,7 +137,7 @@ function collect(tree: Tree, script: string, out: string[][], globbed: boolean[]
 }
 
 /** The first ERROR or MISSING node in document order, found without recursion. */
-function firstError(tree: Tree): { row: number; column: number } | undefined {
+export function firstError(tree: Tree): { row: number; column: number } | undefined {
   const cursor = tree.walk();
   try {
     for (;;) {
@@ -199,8 +207,10 @@ export function shellWrapperScript(argv: readonly string[]): { shell: string; sc
 /**
  * Which commands would `argv` run? For `[bash|zsh|sh, -c|-lc, SCRIPT]` — where the shell is a bare
  * name or a system path (not any file called `bash`) and there are exactly three elements — the
- * script is parsed with tree-sitter-bash and split when it is plain. PowerShell and cmd wrappers are
- * recognised but never split (opaque). Other argv is `not-a-shell`.
+ * script is parsed with tree-sitter-bash and split when it is plain. A trusted `pwsh`/`powershell`
+ * invocation (see `powerShellInvocation`) has its script parsed with tree-sitter-powershell, with
+ * `dialect: "powershell"`. A cmd.exe script is never read: `not-plain`, judged as one command.
+ * Other argv is `not-a-shell`.
  * @throws InvalidShellArgumentError when argv is not an array of strings.
  * @throws GrammarLoadError when the grammar cannot be loaded.
  */
@@ -212,10 +222,12 @@ export async function splitShellCommand(argv: readonly string[]): Promise<SplitR
   }
   const wrapper = shellWrapperScript(parsed.data);
   if (wrapper) return splitScript(wrapper.script);
-  const first = parsed.data[0];
-  const type = first === undefined ? undefined : trustedShellType(first);
-  if ((type === "powershell" || type === "cmd") && parsed.data.length > 1) {
-    return { kind: "not-plain", reason: `${type} scripts are not split; the whole command is judged as one` };
+  // A bare `pwsh` (interactive) stays argv to judge, as a bare `bash` does.
+  const ps = parsed.data.length > 1 ? powerShellInvocation(parsed.data) : undefined;
+  if (ps) {
+    if (ps.refusal !== undefined || ps.script === undefined) return { kind: "not-plain", reason: ps.refusal ?? "no script", dialect: "powershell" };
+    return splitPowerShellScript(ps.script, ps.edition);
   }
+  if (isCmdInvocation(parsed.data)) return { kind: "not-plain", reason: CMD_REASON };
   return { kind: "not-a-shell" };
 }
