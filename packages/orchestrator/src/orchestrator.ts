@@ -114,6 +114,8 @@ export const OrchestratorOptionsSchema = z.strictObject({
    * Where full outputs of truncated results go; `false` disables spilling. Default: a private
    * directory per session in `defaultSpillDir()` (shellgate's cache directory). Either way it must be
    * this user's own and writable by nobody else, and it is held read-only in every sandbox.
+   * `Orchestrator.create` makes a named directory before any command runs (a sandbox's placeholder
+   * in its place would be removed when the run ends).
    */
   spillDir: z.union([z.literal(false), nonEmpty]).optional(),
   /**
@@ -387,6 +389,7 @@ export class Orchestrator {
     // Taken (and cleared) by the constructor's first statement, before anything there can throw.
     validatedByCreate = { ...o, rulesFiles: [], policies, protectedPaths: unique };
     const orchestrator = new Orchestrator(options);
+    await orchestrator.#spill?.prepare();
     if (policyRequiresPlatformSandbox(orchestrator.sandboxPolicy)) {
       try {
         // Throws SandboxUnavailableError naming every backend's reason (or that none was registered).

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -118,6 +118,12 @@ describe("malformed calls", () => {
       const custom = await Orchestrator.create({ cwd: ws.dir, approvalPolicy: "never", spillDir: false, sandboxPolicy: { mode: "danger-full-access" } });
       expect(custom.approvalPolicy).toBe("never");
       await custom.close();
+      // A spill directory the caller names is made by create, before any (sandboxed) run could hold
+      // its place with a placeholder the sandbox removes again: a real, private directory.
+      const spillDir = path.join(ws.dir, "saved", "outputs");
+      const spilling = await Orchestrator.create({ cwd: ws.dir, spillDir, sandboxPolicy: { mode: "danger-full-access" } });
+      expect(((await stat(spillDir)).mode & 0o7777).toString(8)).toBe("700");
+      await spilling.close();
     } finally {
       await orch.close();
     }

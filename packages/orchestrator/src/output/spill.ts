@@ -175,6 +175,17 @@ export class OutputSpill {
   }
 
   /**
+   * Make a caller-supplied directory now, before any command runs. It is a protected path, so a
+   * sandboxed run that found it missing would hold its place with a placeholder directory that the
+   * sandbox's helper removes when the run ends and it is empty — taking the host's spill directory
+   * with it between two saves. Made here, it is a real directory the helper never removes. A failure
+   * is left for the first save to report (naming `spillDir`), as before.
+   */
+  async prepare(): Promise<void> {
+    if (this.#configuredDir !== undefined) await this.#directory().catch(() => undefined);
+  }
+
+  /**
    * Start saving one output stream. Nothing touches the disk until more than `memoryBytes` have
    * arrived (or `reveal()` is called), so an output that stays small never creates a file; the bytes
    * held until then are written first, so the file is complete from byte 0.
