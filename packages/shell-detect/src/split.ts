@@ -136,7 +136,11 @@ function collect(tree: Tree, script: string, out: string[][], globbed: boolean[]
   }
 }
 
-/** The first ERROR or MISSING node in document order, found without recursion. */
+/**
+ * The first ERROR or MISSING node in document order, found without recursion (both grammars' splits use it).
+ * @internal Kept out of the published declarations: it takes web-tree-sitter's `Tree`, whose types a
+ * consumer would otherwise need.
+ */
 export function firstError(tree: Tree): { row: number; column: number } | undefined {
   const cursor = tree.walk();
   try {
