@@ -7,8 +7,31 @@ import type { Decision, Evaluation, EvaluateOptions, RuleMatch } from "./types.j
 /** Finds the rules keyed on `program` that match `argv` (argv[0] stands for `program`). */
 export type ProgramMatcher = (program: string, argv: readonly string[]) => RawMatch[] | undefined;
 
-/** Evaluate `argv`: exact pass, then (when enabled and the exact pass found nothing) basename fallback. */
+/**
+ * Evaluate `argv`: exact pass, then (when enabled and the exact pass found nothing) basename fallback.
+ * `otherSpellings` are other rule programs that name the same command (a PowerShell command in another
+ * case, alias or qualification): their rules apply only to forbid or ask, never to allow, so a rule
+ * allows exactly the spelling it names while no spelling escapes a rule that forbids.
+ */
 export function evaluateCommand(
+  match: ProgramMatcher,
+  hostExecutables: ReadonlyMap<string, readonly string[]>,
+  argv: readonly string[],
+  options: EvaluateOptions | undefined,
+  otherSpellings: readonly string[] = [],
+): Evaluation {
+  const own = evaluateAsWritten(match, hostExecutables, argv, options);
+  const stricter: RuleMatch[] = [];
+  for (const spelling of otherSpellings) {
+    const raw = match(spelling, argv)?.filter((m) => m.rule.decision !== "allow");
+    if (raw && raw.length > 0) stricter.push(...build(raw, argv, spelling, undefined).matchedRules);
+  }
+  if (stricter.length === 0) return own;
+  const matchedRules = [...own.matchedRules, ...stricter];
+  return { decision: strictestDecision(matchedRules.map((m) => m.decision))!, matchedRules };
+}
+
+function evaluateAsWritten(
   match: ProgramMatcher,
   hostExecutables: ReadonlyMap<string, readonly string[]>,
   argv: readonly string[],

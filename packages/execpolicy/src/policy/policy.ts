@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { evaluateCommand, strictestDecision } from "./evaluate.js";
 import { Matcher } from "./matcher.js";
 import { normalizeNetworkHost } from "./network-host.js";
+import { powerShellCommandKey } from "../heuristics/powershell-aliases.js";
 import type { Decision, Evaluation, EvaluateOptions, NetworkRule, PrefixRule, RuleSandbox } from "./types.js";
 
 /** How the network rules treat one host (`Policy#evaluateHost`). */
@@ -45,6 +46,8 @@ export class Policy {
   readonly networkRules: readonly NetworkRule[];
   private readonly matcher = new Matcher();
   private readonly matchFn = (program: string, argv: readonly string[]) => this.matcher.match(program, argv);
+  /** PowerShell command key → the rule programs with that key; built on the first PowerShell evaluation. */
+  private programsByKey: Map<string, string[]> | undefined;
   /** host → last network rule naming it; built on the first `evaluateHost`. */
   private hostIndex: Map<string, NetworkRule> | undefined;
 
@@ -70,7 +73,26 @@ export class Policy {
     for (let i = 0; i < argv.length; i++) {
       if (typeof argv[i] !== "string") throw new InvalidArgumentError(`argv[${i}]`, `expected a string, got ${typeof argv[i]}`);
     }
-    return evaluateCommand(this.matchFn, this.hostExecutables, argv, options);
+    const dialect = options?.dialect;
+    if (dialect !== undefined && dialect !== "posix" && dialect !== "powershell") {
+      throw new InvalidArgumentError("options.dialect", `expected "posix" or "powershell", got ${JSON.stringify(dialect)}`);
+    }
+    const others = dialect === "powershell" && argv.length > 0 ? this.otherSpellings(argv[0]!) : [];
+    return evaluateCommand(this.matchFn, this.hostExecutables, argv, options, others);
+  }
+
+  /** The rule programs that name the PowerShell command `program` in another spelling. */
+  private otherSpellings(program: string): string[] {
+    if (this.programsByKey === undefined) {
+      this.programsByKey = new Map();
+      for (const r of this.rules) {
+        const key = powerShellCommandKey(r.program);
+        const programs = this.programsByKey.get(key);
+        if (!programs) this.programsByKey.set(key, [r.program]);
+        else if (!programs.includes(r.program)) programs.push(r.program);
+      }
+    }
+    return (this.programsByKey.get(powerShellCommandKey(program)) ?? []).filter((p) => p !== program);
   }
 
   /** Evaluate several commands (e.g. the segments of a shell script): matches concatenated, strictest decision overall. */

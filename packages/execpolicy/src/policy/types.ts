@@ -58,6 +58,14 @@ export interface EvaluateOptions {
   resolveHostExecutables?: boolean;
   /** Base for resolving relative program paths such as `./git` in the fallback (default `process.cwd()`). */
   cwd?: string;
+  /**
+   * The language the command was written in (default `posix`). `powershell`: PowerShell resolves a
+   * command name without regard to case, aliases and module qualifiers, so rules naming the same
+   * command in another spelling (`Remove-Item` for `ri`, `remove-item` or
+   * `Microsoft.PowerShell.Management\Remove-Item`; `git` for `git.exe`) apply too — but only to forbid
+   * or ask: an allow rule allows the spelling it names.
+   */
+  dialect?: "posix" | "powershell";
 }
 
 /** Network protocols accepted by `network_rule` (canonical names). */

@@ -173,7 +173,7 @@ export async function assessWith(deps: AdmissionDeps, input: AdmissionInput): Pr
   // so the arguments seen here are not the ones the program gets: never known-safe.
   const globbed = (i: number) => split.kind === "plain" && split.globbed?.[i] === true;
   const facts: SegmentFacts[] = segments.map((segment, i) => {
-    const evaluation = input.policy?.evaluate(segment, { resolveHostExecutables: true }) ?? { matchedRules: [] };
+    const evaluation = input.policy?.evaluate(segment, { resolveHostExecutables: true, ...segmentOptions }) ?? { matchedRules: [] };
     return {
       segment,
       evaluation,

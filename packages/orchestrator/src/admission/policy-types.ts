@@ -29,7 +29,12 @@ export interface PolicyEvaluation {
 
 /** Anything that evaluates a segment against loaded rules (a `Policy` from `@shellgate/execpolicy`). */
 export interface PolicyEvaluator {
-  evaluate(argv: readonly string[], opts?: { resolveHostExecutables?: boolean }): PolicyEvaluation;
+  /**
+   * `opts.dialect: "powershell"`: the segment came from a PowerShell script, whose command names are
+   * read without regard to case, aliases and qualifiers; rules naming the command in another spelling
+   * may then forbid or ask (never allow). An evaluator that ignores it matches the words as written.
+   */
+  evaluate(argv: readonly string[], opts?: { resolveHostExecutables?: boolean; dialect?: "posix" | "powershell" }): PolicyEvaluation;
   /** A copy with one more rule; lets admission ask "would allowing this prefix approve the command?" exactly. */
   withPrefixRule?(prefix: readonly string[], decision?: PolicyDecision): PolicyEvaluator;
   /** The loaded `network_rule`s in file order (execpolicy's `Policy#networkRules`); they drive the session proxy. */

@@ -8,7 +8,7 @@ let s: Scratch;
 let rules: string;
 beforeAll(() => {
   s = makeScratch();
-  rules = s.write("rules/ps.rules", 'prefix_rule(pattern=["git", "status"], decision="allow")\n');
+  rules = s.write("rules/ps.rules", 'prefix_rule(pattern=["git", "status"], decision="allow")\nprefix_rule(pattern=["Remove-Item"], decision="forbidden")\n');
 });
 afterAll(() => s.cleanup());
 
@@ -55,6 +55,16 @@ describe("shellgate check judges PowerShell scripts segment by segment (built bi
       expect(JSON.stringify(j["matchedRules"])).toContain('"git","status"');
     });
   }
+
+  it("a rule forbidding Remove-Item catches every spelling PowerShell reads as it (alias, case, module)", async () => {
+    for (const script of ["ri build", "remove-item build", "Get-Location; del build", "Microsoft.PowerShell.Management\\Remove-Item build"]) {
+      const r = await runBin(["check", "--json", "--approval-policy", "untrusted", "--rules", rules, "--", "pwsh", "-Command", script], { env: s.env, cwd: s.project });
+      expect(JSON.parse(r.stdout), script).toMatchObject({ requirement: "forbidden" });
+    }
+    // Control: the same word outside PowerShell is another program, which the rule does not name.
+    const posix = await runBin(["check", "--json", "--approval-policy", "untrusted", "--rules", rules, "--", "bash", "-c", "del build"], { env: s.env, cwd: s.project });
+    expect(JSON.parse(posix.stdout)).toMatchObject({ requirement: "needs_approval" });
+  });
 
   it("a forced recursive removal hidden behind a redirection is still dangerous", async () => {
     const j = await checkJson("pwsh", "-Command", "rm -r -fo C:\\src > $null");
