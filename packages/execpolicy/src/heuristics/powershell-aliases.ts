@@ -33,6 +33,11 @@ const ALIASES: Readonly<Record<string, string>> = {
   "%": "foreach-object", "?": "where-object",
 };
 
+/** The built-in aliases of `cmdlet` (lower case), Windows-only ones included. */
+export function aliasesOf(cmdlet: string): string[] {
+  return Object.keys(ALIASES).filter((alias) => ALIASES[alias] === cmdlet);
+}
+
 /**
  * The one name every spelling of a PowerShell command word shares: lower case, without a directory or
  * module qualifier (`Microsoft.PowerShell.Management\Remove-Item`), without a Windows program extension

@@ -20,9 +20,10 @@ export interface CmdletParameter {
 
 export interface Cmdlet {
   name: string;
-  /** Aliases defined on every platform. */
-  aliases: readonly string[];
-  /** Aliases only Windows defines; elsewhere the name is a native program (`ls` is /usr/bin/ls). */
+  /**
+   * Its aliases (`powershell-aliases.ts`) that only Windows defines; elsewhere the name is a native
+   * program (`ls` is /usr/bin/ls). Its other aliases are defined on every platform.
+   */
   windowsAliases?: readonly string[];
   parameters: readonly CmdletParameter[];
   /** Positional arguments may be paths (so a network path is refused). */
@@ -54,7 +55,6 @@ const CREDENTIAL = refused(true, "credential");
 export const CMDLETS: readonly Cmdlet[] = [
   {
     name: "get-childitem",
-    aliases: ["gci", "dir"],
     windowsAliases: ["ls"],
     paths: true,
     parameters: [
@@ -65,7 +65,6 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "get-content",
-    aliases: ["gc", "type"],
     windowsAliases: ["cat"],
     paths: true,
     // `-Stream` reads an alternate data stream; it writes nothing. `-Wait` never returns.
@@ -76,7 +75,6 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "select-string",
-    aliases: ["sls"],
     paths: true,
     parameters: [
       ...LOCATION, val("inputobject"), val("pattern"), sw("simplematch"), sw("casesensitive"), sw("quiet"), sw("list"),
@@ -86,7 +84,6 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "measure-object",
-    aliases: ["measure"],
     paths: false,
     parameters: [
       val("inputobject"), val("property"), sw("standarddeviation"), sw("sum"), sw("allstats"), sw("average"), sw("maximum"),
@@ -95,7 +92,6 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "select-object",
-    aliases: ["select"],
     paths: false,
     parameters: [
       val("inputobject"), val("property"), val("excludeproperty"), val("expandproperty"), sw("unique"), sw("caseinsensitive"),
@@ -104,7 +100,6 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "sort-object",
-    aliases: [],
     windowsAliases: ["sort"],
     paths: false,
     parameters: [
@@ -114,19 +109,16 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "get-item",
-    aliases: ["gi"],
     paths: true,
     parameters: [...LOCATION, ...FILTERS, sw("force"), val("stream"), CREDENTIAL],
   },
   {
     name: "get-location",
-    aliases: ["gl", "pwd"],
     paths: false,
     parameters: [val("psprovider"), val("psdrive"), sw("stack"), val("stackname")],
   },
   {
     name: "test-path",
-    aliases: [],
     paths: true,
     parameters: [
       ...LOCATION, ...FILTERS, val("pathtype", "type"), sw("isvalid"), val("olderthan"), val("newerthan"), CREDENTIAL,
@@ -134,20 +126,17 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "resolve-path",
-    aliases: ["rvpa"],
     paths: true,
     parameters: [...LOCATION, sw("relative"), pathVal("relativebasepath"), CREDENTIAL],
   },
   {
     name: "write-output",
-    aliases: ["echo"],
     windowsAliases: ["write"],
     paths: false,
     parameters: [val("inputobject"), sw("noenumerate")],
   },
   {
     name: "format-table",
-    aliases: ["ft"],
     paths: false,
     parameters: [
       val("property"), sw("autosize"), sw("repeatheader"), sw("hidetableheaders"), sw("wrap"), val("groupby"), val("view"),
@@ -156,7 +145,6 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "format-list",
-    aliases: ["fl"],
     paths: false,
     parameters: [
       val("property"), val("groupby"), val("view"), sw("showerror"), sw("displayerror"), sw("force"), val("expand"),
@@ -165,7 +153,6 @@ export const CMDLETS: readonly Cmdlet[] = [
   },
   {
     name: "out-string",
-    aliases: [],
     paths: false,
     parameters: [sw("stream"), sw("nonewline"), val("width"), val("inputobject")],
   },

@@ -1,7 +1,6 @@
+import { powerShellCommandKey } from "./powershell-aliases.js";
 import { commandKey, parameterWord } from "./powershell-words.js";
 
-/** Remove-Item and every alias of it, with the cmd.exe removal commands these names also spell. */
-const REMOVE_ITEM = new Set(["remove-item", "rm", "ri", "del", "erase", "rd", "rmdir"]);
 /** The cmd.exe spellings, which take `/S` (the whole tree) and `/Q` (no confirmation). */
 const CMD_REMOVE = new Set(["del", "erase", "rd", "rmdir"]);
 
@@ -75,6 +74,7 @@ export function isDangerousPowerShell(argv: readonly string[]): boolean {
   // Each nested command is shorter than argv, so this ends.
   if (key === "cmd" && cmdCommands(argv.slice(1)).some((c) => isDangerousPowerShell(c))) return true;
   const args = argv.slice(1);
-  if (REMOVE_ITEM.has(key) && removesTreeForced(args)) return true;
+  // Remove-Item and every alias of it (`ri`, `rm`, `del`, `erase`, `rd`, `rmdir`).
+  if (powerShellCommandKey(argv0) === "remove-item" && removesTreeForced(args)) return true;
   return CMD_REMOVE.has(key) && cmdRemovesTreeQuietly(args);
 }

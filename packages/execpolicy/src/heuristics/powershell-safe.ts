@@ -1,4 +1,5 @@
 import { CMDLETS, COMMON_PARAMETERS, type Cmdlet, type CmdletParameter } from "./powershell-cmdlets.js";
+import { aliasesOf } from "./powershell-aliases.js";
 import { parameterWord } from "./powershell-words.js";
 
 interface CmdletEntry {
@@ -14,8 +15,9 @@ function entry(cmdlet: Cmdlet): CmdletEntry {
 }
 
 const ENTRIES = CMDLETS.map(entry);
+const portableAliases = (cmdlet: Cmdlet) => aliasesOf(cmdlet.name).filter((a) => !cmdlet.windowsAliases?.includes(a));
 /** Names (lower case) on every platform: the cmdlet and its portable aliases. */
-const BY_NAME = new Map<string, CmdletEntry>(ENTRIES.flatMap((e) => [e.cmdlet.name, ...e.cmdlet.aliases].map((n) => [n, e] as const)));
+const BY_NAME = new Map<string, CmdletEntry>(ENTRIES.flatMap((e) => [e.cmdlet.name, ...portableAliases(e.cmdlet)].map((n) => [n, e] as const)));
 const BY_WINDOWS_ALIAS = new Map<string, CmdletEntry>(ENTRIES.flatMap((e) => (e.cmdlet.windowsAliases ?? []).map((n) => [n, e] as const)));
 
 /** The cmdlet a command word names on `platform`, or undefined (an external program, or a cmdlet not listed). */
