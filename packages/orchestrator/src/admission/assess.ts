@@ -1,7 +1,7 @@
 import path from "node:path";
 import { isDangerousArgv, isKnownSafeArgv } from "@shellgate/execpolicy";
 import type { SandboxPermissions, SandboxPolicy } from "@shellgate/sandbox";
-import { literalCommands, splitHeredocCommand, splitShellCommand } from "@shellgate/shell-detect";
+import { literalCommands, splitHeredocCommand, splitShellCommand, type ScriptDialect } from "@shellgate/shell-detect";
 import type { ApprovalPolicy } from "./approval-policy.js";
 import { prefixCovers } from "./amendments.js";
 import { applyEscalationGuard } from "./escalation.js";
@@ -17,10 +17,10 @@ import {
 } from "./requirement.js";
 
 /**
- * The language a command's words come from: `powershell` for a command of a `pwsh`/`powershell`
- * script, judged by PowerShell's names and parameter rules; absent for a POSIX shell's.
+ * The language a command's words come from (shell-detect's own type): `powershell` for a command of a
+ * `pwsh`/`powershell` script, judged by PowerShell's names and parameter rules; absent for a POSIX shell's.
  */
-export type ScriptDialect = "powershell";
+export type { ScriptDialect };
 
 /** What the heuristics are told about a command besides its words. */
 export interface HeuristicCallOptions {
