@@ -100,6 +100,29 @@ export interface ExecEnv {
   diesWithParent?: boolean;
   /** The run's network as the backend set it up (see `networkModeOf`); absent means what the policy says, without a proxy. */
   networkMode?: NetworkMode;
+  /**
+   * The same run in two steps, where the backend can build it so: spawn `deferred.argv` (with this
+   * ExecEnv's `cwd` and `env`, stdin/stdout/stderr as for `argv`, and a pipe as file descriptor 3),
+   * which sets the sandbox up and then waits; write `deferred.payload` to descriptor 3 and close it,
+   * and only then does the command start. A caller may spawn the first step ahead of time (a
+   * pre-warmed sandbox) and use it for a later run whose ExecEnv has the same `reuseKey`.
+   */
+  deferred?: DeferredLaunch;
+}
+
+/** The two-step form of a run (see `ExecEnv.deferred`). */
+export interface DeferredLaunch {
+  /** The sandbox without its command: it reads the command from file descriptor 3. */
+  argv: readonly string[];
+  /** What to write to descriptor 3 to start this run's command (then close it). */
+  payload: Uint8Array;
+  /**
+   * Equal keys mean the same sandbox for every command: the whole launch except the command and the
+   * per-run names that do not change what the command can do (a run's own cgroup), plus the
+   * identity (device and inode) of every host path the sandbox mounts, so that a key computed later
+   * differs when one of those paths was replaced in between. Opaque; compare for equality only.
+   */
+  reuseKey: string;
 }
 
 /** Whether a backend can run here, and why not. */

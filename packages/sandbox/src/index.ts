@@ -45,6 +45,7 @@ export {
   type BackendAvailability,
   type CommandSpec,
   DEFAULT_DENIAL_SIGNALS,
+  type DeferredLaunch,
   type DenialSignals,
   type ExecEnv,
   type RefusalErrno,
