@@ -11,6 +11,7 @@ export {
   hasKnownSubcommands,
   isDangerousArgv,
   isKnownSafeArgv,
+  powerShellCommandKey,
   programName,
   workspaceCodeRunner,
   wrappedCommands,

@@ -54,7 +54,8 @@ function rmIsForced(args: readonly string[]): boolean {
  *
  * With `dialect: "powershell"`, argv is one PowerShell command: also dangerous are recursive forced
  * removal in any spelling (Remove-Item or an alias of it with a prefix of `-Recurse` and of `-Force`,
- * `del`/`erase`/`rd`/`rmdir` with `/s` and `/q`) and commands that wipe disks or stop the machine
+ * or with `-Force` and no path, taking its items from the pipeline; `del`/`erase`/`rd`/`rmdir` with
+ * `/s` and `/q`) and commands that wipe disks or stop the machine
  * (`Format-Volume`, `Clear-Disk`, `Stop-Computer`, …). The POSIX judgement applies too: on a system
  * without the PowerShell alias, `rm` is the real rm.
  * @throws InvalidArgvError when argv is not an array of strings or `opts.dialect` is neither `posix` nor `powershell`.

@@ -20,18 +20,40 @@ const DESTROYS_WHOLESALE = new Set([
 const isRecurse = (name: string) => name.length >= 1 && "recurse".startsWith(name);
 /** `-fo` … `-Force`, and `-f` (ambiguous with `-Filter`; counted anyway). */
 const isForce = (name: string) => name.length >= 1 && "force".startsWith(name);
+/** `-Path`, `-LiteralPath` and their aliases (`-PSPath`, `-LP`), by any prefix that may be one of them. */
+const isPathParameter = (name: string) =>
+  (name.length >= 2 && "path".startsWith(name)) || (name.length >= 2 && "pspath".startsWith(name)) || name === "lp" ||
+  (name.length >= 1 && "literalpath".startsWith(name));
+/** Remove-Item's switches: every other parameter takes a value (`-Include x`), which is then no path. */
+const isSwitch = (name: string) => isRecurse(name) || isForce(name) || "whatif".startsWith(name) || "confirm".startsWith(name);
 
+/**
+ * Whether Remove-Item's words remove a tree by force: `-Force` with `-Recurse`, or `-Force` with no
+ * path among its words, where the items can only come from the pipeline (`Get-ChildItem -Recurse |
+ * Remove-Item -Force`, which a split judges word by word): both remove a whole tree without asking.
+ */
 function removesTreeForced(args: readonly string[]): boolean {
   let recurse = false;
   let force = false;
+  let path = false;
+  let valueNext = false;
   for (const a of args) {
     const p = parameterWord(a);
-    if (!p) continue;
+    if (!p) {
+      // A word after a parameter that takes a value is that value, not a path: counting it as one would
+      // hide the pipeline's items.
+      if (!valueNext) path = true;
+      valueNext = false;
+      continue;
+    }
+    valueNext = false;
     // `--` ends the parameters, but a word after it counting too only over-approximates.
     if (isRecurse(p.name)) recurse = true;
     if (isForce(p.name)) force = true;
+    if (isPathParameter(p.name)) path = true;
+    else if (p.name !== "" && !isSwitch(p.name) && !(p.colon && p.value !== "")) valueNext = true;
   }
-  return recurse && force;
+  return force && (recurse || !path);
 }
 
 /** cmd.exe switches may be glued (`/s/q`) and written in any case. */

@@ -171,6 +171,22 @@ describe("PowerShell dangerous: recursive forced removal", () => {
     expect(danger(command, linux)).toBe(true);
   });
 
+  it.each(
+    bothCases([
+      "Remove-Item -Force", "ri -fo", "rm -Force -WhatIf", "Remove-Item -Include *.tmp -Force", "Remove-Item -Filter:x -Force",
+      "Remove-Item -Exclude: keep -fo", "del -p x -Force", "Remove-Item -Confirm -Force",
+    ]),
+  )("forced removal of what the pipeline brings (no path given): %s", (command) => {
+    expect(danger(command)).toBe(true);
+  });
+
+  it.each(["Remove-Item -Path x -Force", "Remove-Item -LiteralPath x -Force", "ri -LP x -fo", "Remove-Item -Pa:x -Force", "rm -l x -Force", "Remove-Item -Include *.tmp x -Force"])(
+    "forced removal of a named path, not recursive: %s is not",
+    (command) => {
+      expect(danger(command)).toBe(false);
+    },
+  );
+
   it.each(["del /s /q x", "del /S /Q x", "del /q /s x", "rd /s /q x", "RD /S /Q x", "rmdir /s /q x", "erase /s /q x", "del /s/q x", "Rd /Q/S x"])(
     "the cmd spelling %s",
     (command) => {

@@ -18,22 +18,25 @@
  * wrapper left open, no inline script, nothing the heuristics rate dangerous, no program by relative
  * path), so `python script.py` proposes `python script.py` (the shortest prefix that fixes what runs).
  */
-import { commandStructure, isDangerousArgv, programName, wrappedCommands } from "@shellgate/execpolicy";
+import { commandStructure, isDangerousArgv, powerShellCommandKey, programName, wrappedCommands } from "@shellgate/execpolicy";
 import { amendmentRefusal } from "./refusal.js";
 
-/**
- * Programs whose every use names what they destroy: their rule is the whole command. The PowerShell
- * names (Remove-Item and its aliases, Clear-Content, Stop-Process) are here too, so a rule written
- * from a PowerShell script's `Remove-Item x` is never `Remove-Item` alone; no POSIX program shares them.
- */
+/** Programs whose every use names what they destroy: their rule is the whole command. */
 const DESTRUCTIVE = new Set([
   "rm", "rmdir", "unlink", "shred", "dd", "truncate", "wipefs", "chmod", "chown", "chgrp", "kill", "pkill", "killall",
-  "remove-item", "ri", "del", "erase", "rd", "clear-content", "clc", "clear-item", "stop-process", "spps",
 ]);
+
+/**
+ * The PowerShell commands of that kind, by execpolicy's PowerShell key, so that every spelling
+ * PowerShell reads as one of them (alias, case, module qualifier) is judged alike: a rule written from
+ * a PowerShell script's `Remove-Item x` or `ri x` is never `Remove-Item` alone. Their aliases are
+ * rarely POSIX programs; where one is, its rule is only more specific.
+ */
+const DESTRUCTIVE_CMDLETS = new Set(["remove-item", "remove-itemproperty", "clear-content", "clear-item", "clear-itemproperty", "stop-process"]);
 
 function destructive(argv0: string): boolean {
   const name = programName(argv0);
-  return DESTRUCTIVE.has(name) || name.startsWith("mkfs");
+  return DESTRUCTIVE.has(name) || name.startsWith("mkfs") || DESTRUCTIVE_CMDLETS.has(powerShellCommandKey(argv0));
 }
 
 /** At most this many prefixes are offered (the default among them, and the whole command last). */

@@ -27,6 +27,14 @@ describe("personPrefixLength: the prefix a person would write", () => {
     [words("timeout 5 git status --short"), 4],
     [words("env FOO=1 npm run lint"), 5],
     [words("rm -r build"), 3],
+    [words("Remove-Item -Recurse build"), 3],
+    [words("remove-item build"), 2],
+    [words("ri build"), 2],
+    [words("cli x"), 2],
+    [["Microsoft.PowerShell.Management\\Remove-Item", "build"], 2],
+    [words("Stop-Process -Name node"), 3],
+    [words("Clear-Content log.txt"), 2],
+    [words("Get-Content log.txt"), 1],
     [[], 0],
   ])("%j → %i words", (argv, length) => {
     expect(personPrefixLength(argv)).toBe(length);

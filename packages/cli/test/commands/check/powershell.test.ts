@@ -66,6 +66,14 @@ describe("shellgate check judges PowerShell scripts segment by segment (built bi
     expect(JSON.parse(posix.stdout)).toMatchObject({ requirement: "needs_approval" });
   });
 
+  it("a forced removal fed by a recursive listing through the pipeline is dangerous; the same removal of one named file is not", async () => {
+    const j = await checkJson("pwsh", "-NoProfile", "-Command", "Get-ChildItem -Recurse | Remove-Item -Force");
+    expect(j).toMatchObject({ requirement: "needs_approval", split: "plain", segments: [["Get-ChildItem", "-Recurse"], ["Remove-Item", "-Force"]] });
+    expect(j).not.toHaveProperty("proposedAmendment");
+    // Control: a named path, not recursive, may still be offered as a rule.
+    expect(await checkJson("pwsh", "-NoProfile", "-Command", "Remove-Item -Force build.log")).toHaveProperty("proposedAmendment");
+  });
+
   it("a forced recursive removal hidden behind a redirection is still dangerous", async () => {
     const j = await checkJson("pwsh", "-Command", "rm -r -fo C:\\src > $null");
     expect(j).toMatchObject({ requirement: "needs_approval", split: "not-plain" });
