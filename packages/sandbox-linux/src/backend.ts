@@ -330,7 +330,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const twoStep = payload && {
       argv: deferredArgv,
       payload,
-      reuseKey: await reuseKey({
+      reuseKey: reuseKey({
         argv: deferredArgv, cwd: spec.cwd, env, placeholders: plan.stubs, executables: [helper, bwrap], ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
       }),
     };

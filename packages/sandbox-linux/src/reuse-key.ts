@@ -31,16 +31,26 @@ export interface ReuseKeyInput {
 
 type Identity = string;
 
+/** One lookup: device, inode and birth time, or the error code (a `-try` source may be missing). */
+function lookup(look: () => fs.BigIntStats): string {
+  try {
+    const st = look();
+    return `${st.dev}:${st.ino}:${st.birthtimeNs}`;
+  } catch (error) {
+    return `error ${(error as NodeJS.ErrnoException).code ?? "unknown"}`;
+  }
+}
+
 /**
  * One path as the kernel finds it now: device, inode and birth time of the entry itself (lstat) and
  * of what it leads to (stat). The birth time tells a directory re-created under a recycled inode
  * number (ext4 hands the number of a removed directory to the next one made) from the old one.
+ * Synchronous, like the mount plan's lookups: a few dozen of them cost about a quarter of a
+ * millisecond this way, and several times that as a batch through the thread pool
+ * (bench/reuse-key.mjs).
  */
-async function identity(file: string): Promise<Identity> {
-  const [own, target] = await Promise.allSettled([fs.promises.lstat(file, { bigint: true }), fs.promises.stat(file, { bigint: true })]);
-  const show = (r: PromiseSettledResult<fs.BigIntStats>): string =>
-    r.status === "fulfilled" ? `${r.value.dev}:${r.value.ino}:${r.value.birthtimeNs}` : `error ${(r.reason as NodeJS.ErrnoException).code ?? "unknown"}`;
-  return `${show(own)} -> ${show(target)}`;
+function identity(file: string): Identity {
+  return `${lookup(() => fs.lstatSync(file, { bigint: true }))} -> ${lookup(() => fs.statSync(file, { bigint: true }))}`;
 }
 
 /** The host paths a launch mounts from, in the order given, without placeholders. */
@@ -58,12 +68,12 @@ function mountSources(argv: readonly string[], placeholders: ReadonlySet<string>
  * the identity of every host path it mounts from, runs, or starts in. Equal keys mean the same
  * sandbox for any command; a path replaced in between changes the key.
  */
-export async function reuseKey(input: ReuseKeyInput): Promise<string> {
+export function reuseKey(input: ReuseKeyInput): string {
   const perRun = input.cgroupDir === undefined ? undefined : path.join(path.dirname(input.cgroupDir), PER_RUN_CGROUP);
   const argv = input.argv.map((arg, i) => (perRun !== undefined && arg === input.cgroupDir && input.argv[i - 1] === "--cgroup" ? perRun : arg));
   const placeholders = new Set(input.placeholders);
   const paths = [...new Set([...mountSources(input.argv, placeholders), ...input.executables, input.cwd])];
-  const identities = await Promise.all(paths.map(async (file) => [file, await identity(file)] as const));
+  const identities = paths.map((file) => [file, identity(file)] as const);
   const env = Object.entries(input.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify({
     launch: argv,

@@ -25,49 +25,49 @@ describe("reuseKey", () => {
     ...over,
   });
 
-  it("is equal for the same launch, whatever the run's cgroup is called or the env's order", async () => {
+  it("is equal for the same launch, whatever the run's cgroup is called or the env's order", () => {
     const other = input().argv.map((a) => (a === "/cg/run-1" ? "/cg/run-2" : a));
-    expect(await reuseKey(input({ argv: other, cgroupDir: "/cg/run-2", env: { B: "2", A: "1" } }))).toBe(await reuseKey(input()));
-    expect(await reuseKey(input())).toMatch(/per-run cgroup/);
+    expect(reuseKey(input({ argv: other, cgroupDir: "/cg/run-2", env: { B: "2", A: "1" } }))).toBe(reuseKey(input()));
+    expect(reuseKey(input())).toMatch(/per-run cgroup/);
   });
 
-  it("differs for another launch, cwd, env, or cgroup parent", async () => {
-    const key = await reuseKey(input());
-    expect(await reuseKey(input({ argv: [...input().argv.slice(0, -1), "4"] }))).not.toBe(key);
-    expect(await reuseKey(input({ cwd: base }))).not.toBe(key);
-    expect(await reuseKey(input({ env: { A: "1", B: "3" } }))).not.toBe(key);
-    expect(await reuseKey(input({ env: { A: "1" } }))).not.toBe(key);
+  it("differs for another launch, cwd, env, or cgroup parent", () => {
+    const key = reuseKey(input());
+    expect(reuseKey(input({ argv: [...input().argv.slice(0, -1), "4"] }))).not.toBe(key);
+    expect(reuseKey(input({ cwd: base }))).not.toBe(key);
+    expect(reuseKey(input({ env: { A: "1", B: "3" } }))).not.toBe(key);
+    expect(reuseKey(input({ env: { A: "1" } }))).not.toBe(key);
     const moved = input().argv.map((a) => (a === "/cg/run-1" ? "/elsewhere/run-1" : a));
-    expect(await reuseKey(input({ argv: moved, cgroupDir: "/elsewhere/run-1" }))).not.toBe(key);
+    expect(reuseKey(input({ argv: moved, cgroupDir: "/elsewhere/run-1" }))).not.toBe(key);
   });
 
-  it("differs once a mounted directory is replaced, even by one that gets the same inode number", async () => {
-    const key = await reuseKey(input());
-    expect(await reuseKey(input())).toBe(key);
+  it("differs once a mounted directory is replaced, even by one that gets the same inode number", () => {
+    const key = reuseKey(input());
+    expect(reuseKey(input())).toBe(key);
     fs.rmdirSync(src);
     fs.mkdirSync(src);
-    expect(await reuseKey(input())).not.toBe(key);
+    expect(reuseKey(input())).not.toBe(key);
   });
 
-  it("differs once a symlink a mount goes through leads elsewhere, or an executable is replaced", async () => {
+  it("differs once a symlink a mount goes through leads elsewhere, or an executable is replaced", () => {
     const other = path.join(base, "other");
     fs.mkdirSync(other);
     const exe = path.join(base, "exe");
     fs.writeFileSync(exe, "");
-    const key = await reuseKey(input({ executables: [exe] }));
+    const key = reuseKey(input({ executables: [exe] }));
     fs.rmSync(link);
     fs.symlinkSync(other, link);
-    const relinked = await reuseKey(input({ executables: [exe] }));
+    const relinked = reuseKey(input({ executables: [exe] }));
     expect(relinked).not.toBe(key);
     fs.rmSync(exe);
     fs.writeFileSync(exe, "");
-    expect(await reuseKey(input({ executables: [exe] }))).not.toBe(relinked);
+    expect(reuseKey(input({ executables: [exe] }))).not.toBe(relinked);
   });
 
-  it("leaves out the placeholders the launch makes itself", async () => {
-    const key = await reuseKey(input());
+  it("leaves out the placeholders the launch makes itself", () => {
+    const key = reuseKey(input());
     fs.mkdirSync(stub);
-    expect(await reuseKey(input())).toBe(key);
+    expect(reuseKey(input())).toBe(key);
     fs.rmdirSync(stub);
   });
 });
