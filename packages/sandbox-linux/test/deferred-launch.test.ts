@@ -1,5 +1,6 @@
 // The two-step launch: the payload format, the helper's --command-fd, and the bubblewrap layer's
 // deferred form run for real (the sandbox first, its command later on descriptor 3).
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { skipUnless } from "@shellgate/test-support";
@@ -47,6 +48,13 @@ skipUnless(helperSkip).describe("the helper's --command-fd", () => {
     expect(r.code).toBe(0);
     // ls opens the directory it lists as 3: anything else above 2 was inherited
     expect(r.stdout).toBe("set late\n0\n1\n2\n3\n");
+  });
+
+  it("works below the reaper too, which does not keep the descriptor", async () => {
+    // the command's parent is the reaper: its descriptors show whether it kept the pipe
+    const r = await direct(encodeCommand(sh("ls /proc/$PPID/fd; echo exit 4; exit 4")) as Uint8Array, ["--reap"]);
+    expect(r.stderr).toBe("");
+    expect(r).toMatchObject({ code: 4, stdout: "0\n1\n2\nexit 4\n" });
   });
 
   it("exits quietly with its own status when the descriptor ends before any byte", async () => {
@@ -136,6 +144,27 @@ skipUnless(await bwrapMissing()).describe("the bubblewrap layer's deferred launc
     const r = await runDeferred(deferred, { cwd: execEnv.cwd, env: { ...execEnv.env }, payload: null, waitMs: 300 });
     expect(r).toMatchObject({ code: DISCARDED_EXIT_CODE, stderr: "" });
     expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it("leaves descriptor 3 to bubblewrap: the launching helper that waits for it does not keep it", async () => {
+    const { execEnv, deferred } = await transform(["true"]);
+    expect(deferred.argv[0]).toBe(locateHelper());
+    const [file, ...args] = deferred.argv;
+    const spare = spawn(file as string, args, { cwd: execEnv.cwd, env: { ...execEnv.env }, stdio: ["ignore", "ignore", "ignore", "pipe"] });
+    const ended = new Promise<number | null>((resolve) => spare.on("close", resolve));
+    try {
+      // the sandbox is up once it holds the placeholder of a protected path that did not exist
+      const placeholder = path.join(ws, ".codex");
+      for (let i = 0; i < 100 && !fs.existsSync(placeholder); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(fs.existsSync(placeholder)).toBe(true);
+      const fds = fs.readdirSync(`/proc/${spare.pid}/fd`).map(Number);
+      expect(fds).not.toContain(3);
+      // what it does keep until bubblewrap has ended: the placeholders' lock files
+      expect(fds.filter((fd) => fd > 3).length).toBeGreaterThan(0);
+    } finally {
+      (spare.stdio[3] as NodeJS.WritableStream).end(deferred.payload);
+    }
+    expect(await ended).toBe(0);
   });
 
   it("refuses a malformed command inside the sandbox", async () => {
