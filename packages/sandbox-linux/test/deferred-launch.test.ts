@@ -146,6 +146,22 @@ skipUnless(await bwrapMissing()).describe("the bubblewrap layer's deferred launc
     expect(fs.existsSync(marker)).toBe(false);
   });
 
+  const parentOf = (pid: string): string | undefined => /\) \S (\d+)/.exec(fs.readFileSync(`/proc/${pid}/stat`, "utf8"))?.[1];
+  const descends = (pid: string, ancestor: number): boolean => {
+    for (let p: string | undefined = pid, depth = 0; p && p !== "0" && depth < 16; p = parentOf(p), depth++) if (p === String(ancestor)) return true;
+    return false;
+  };
+  /** Helpers below `root` that wait for their command inside the sandbox (not the launching one, which has --exec-only). */
+  const innerHelpers = (root: number) =>
+    fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
+      try {
+        const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        return args[0] === locateHelper() && args.includes("--command-fd") && !args.includes("--exec-only") && descends(pid, root);
+      } catch {
+        return false; // exited meanwhile
+      }
+    });
+
   it("leaves descriptor 3 to bubblewrap: the launching helper that waits for it does not keep it", async () => {
     const { execEnv, deferred } = await transform(["true"]);
     expect(deferred.argv[0]).toBe(locateHelper());
@@ -153,10 +169,10 @@ skipUnless(await bwrapMissing()).describe("the bubblewrap layer's deferred launc
     const spare = spawn(file as string, args, { cwd: execEnv.cwd, env: { ...execEnv.env }, stdio: ["ignore", "ignore", "ignore", "pipe"] });
     const ended = new Promise<number | null>((resolve) => spare.on("close", resolve));
     try {
-      // the sandbox is up once it holds the placeholder of a protected path that did not exist
-      const placeholder = path.join(ws, ".codex");
-      for (let i = 0; i < 100 && !fs.existsSync(placeholder); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(fs.existsSync(placeholder)).toBe(true);
+      // the sandbox is up (and the launching helper long past its fork) once the helper inside waits
+      const root = spare.pid as number;
+      for (let i = 0; i < 200 && innerHelpers(root).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(innerHelpers(root)).toHaveLength(1);
       const fds = fs.readdirSync(`/proc/${spare.pid}/fd`).map(Number);
       expect(fds).not.toContain(3);
       // what it does keep until bubblewrap has ended: the placeholders' lock files
