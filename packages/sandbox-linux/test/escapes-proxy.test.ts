@@ -2,6 +2,7 @@
 // two unix sockets, standing in for the real proxy package, which backends never depend on) and
 // nothing else. Every escape is tried unsandboxed first (the control). Named escapes-* so that
 // tooling/unprivileged runs it again as nobody.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -440,6 +441,37 @@ describe.skipIf(bwrapSkip !== undefined)(`proxy-routed network under bwrap+secco
       expect(r.code).toBe(0);
       for (let i = 0; i < 50 && ours.some((p) => fs.existsSync(`/proc/${p}`)); i++) await settle(20);
       expect(ours.filter((p) => fs.existsSync(`/proc/${p}`))).toEqual([]);
+    } finally {
+      await execEnv.cleanup?.();
+    }
+  });
+
+  it("runs a deferred launch through the relay, which never holds the descriptor the command comes on", async () => {
+    const before = new Set(relayPids());
+    const execEnv = await backend.transform({ argv: sh(`${CURL} -sS http://deferred.test/d`), cwd: ws, env: baseEnv() }, policy, { sandboxPolicyCwd: ws, networkProxy: proxy.route });
+    try {
+      const deferred = execEnv.deferred;
+      if (!deferred) throw new Error("no deferred launch");
+      const [file, ...args] = deferred.argv;
+      const spare = spawn(file as string, args, { cwd: execEnv.cwd, env: { ...execEnv.env }, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+      let stdout = "";
+      spare.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+      const ended = new Promise<number | null>((resolve) => spare.on("close", resolve));
+      // the relay starts before the sandbox waits for its command
+      let ours: number[] = [];
+      for (let i = 0; i < 50 && ours.length === 0; i++) {
+        await settle(20);
+        ours = relayPids().filter((p) => !before.has(p));
+      }
+      expect(ours).toHaveLength(1);
+      if (process.getuid?.() === 0) {
+        // its descriptors: /dev/null on 0-2, its epoll, and one listening socket per relay port
+        const targets = fs.readdirSync(`/proc/${ours[0]}/fd`).map((fd) => fs.readlinkSync(`/proc/${ours[0]}/fd/${fd}`));
+        expect(targets.filter((t) => t.startsWith("socket:"))).toHaveLength(2);
+      }
+      (spare.stdio[3] as NodeJS.WritableStream).end(deferred.payload);
+      expect(await ended).toBe(0);
+      expect(stdout).toBe("proxy saw: GET http://deferred.test/d HTTP/1.1");
     } finally {
       await execEnv.cleanup?.();
     }
