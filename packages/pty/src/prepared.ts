@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { killTree } from "./kill-tree.js";
 import { launchDetached, PipeProcess } from "./pipe.js";
-import { groupAlive } from "./proc-tree.js";
+import { groupAlive, pidAlive } from "./proc-tree.js";
 import { unregisterGroup } from "./reaper.js";
 import { resolveProcessSpec, type ProcessSpec, type ResolvedSpec } from "./spec.js";
 import type { ProcessHandle } from "./types.js";
@@ -71,7 +71,8 @@ class Prepared implements PreparedPipe {
   }
 
   get alive(): boolean {
-    return this.#state === "waiting" && !this.#broken && !this.#exited && this.#child.exitCode === null && this.#child.signalCode === null;
+    return this.#state === "waiting" && !this.#broken && !this.#exited && this.#child.exitCode === null && this.#child.signalCode === null &&
+      pidAlive(this.pid);
   }
 
   start(payload: Uint8Array, options: StartOptions = {}): ProcessHandle | undefined {
