@@ -3,6 +3,7 @@
  *
  *   shellgate-sandbox-helper [--cgroup DIR] --net off|on [--special-files landlock|refuse] [--landlock [--rw DIR]...] [--special-dir DIR]... [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
  *   shellgate-sandbox-helper [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--special-files landlock|refuse] [--special-dir DIR]... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]
+ *   (either form with --command-fd N in place of -- CMD [ARG...]: see "deferred command" below)
  *   shellgate-sandbox-helper [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]
  *   shellgate-sandbox-helper --release-placeholders --placeholder LOCK DIR...
  *   shellgate-sandbox-helper --hold-placeholders --placeholder LOCK DIR...
@@ -58,8 +59,12 @@
  * after which the proxy goes on using both connections (keep-alive). It reads nothing from fd 0 and
  * nothing past the N bytes; an end of fd 1 before them exits 3 (the body was cut short).
  *
+ * --command-fd N (a pre-warmed sandbox) does every confinement step above as for -- CMD, then
+ * waits for CMD on descriptor N, which no other process of the run keeps (see read_command).
+ *
  * This is security code: every system call is checked and any failure aborts before CMD runs
- * (exit 125). 127 means CMD was not found, 126 that it could not be executed.
+ * (exit 125). 127 means CMD was not found, 126 that it could not be executed, 120 that
+ * --command-fd ended before any byte (the caller discarded the sandbox; nothing ran).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -95,9 +100,11 @@
 #define EXIT_SETUP 125
 #define EXIT_NOEXEC 126
 #define EXIT_NOTFOUND 127
+#define EXIT_NO_COMMAND 120
 #define MAX_RW 256
 #define MAX_ENV 256
 #define MAX_RELAYS 4
+#define MAX_KEEP_FDS 64
 
 /* What CMD's network is: none, the host's, or loopback only with relays to the session proxy. */
 enum net_mode { NET_OFF = 0, NET_ON = 1, NET_PROXY = 2 };
@@ -506,12 +513,40 @@ static void restrict_special_files(char **special, int nspecial) {
 
 /* ---------- descriptors, reaping, exec ---------- */
 
-static void close_inherited_fds(void) {
-  if (syscall(__NR_close_range, 3U, ~0U, 0U) == 0) return;
+/* --command-fd: where CMD's argv will come from, or -1 (CMD is on the command line). */
+static int command_fd = -1;
+
+static void close_span(unsigned lo, unsigned hi) {
+  if (lo > hi) return;
+  if (syscall(__NR_close_range, lo, hi, 0U) == 0) return;
   if (errno != ENOSYS) die("close_range");
   long max = sysconf(_SC_OPEN_MAX);
   if (max < 0 || max > 1 << 20) max = 1 << 20;
-  for (long fd = 3; fd < max; fd++) close((int)fd);
+  for (long fd = lo; fd < max && fd <= (long)hi; fd++) close((int)fd);
+}
+
+/* Close every descriptor above 2 but the n in `keep`. */
+static void close_fds_except(const int *keep, int n) {
+  int sorted[MAX_KEEP_FDS];
+  if (n > MAX_KEEP_FDS) die_msg("too many descriptors to keep");
+  for (int k = 0; k < n; k++) {
+    int j = k;
+    for (; j > 0 && sorted[j - 1] > keep[k]; j--) sorted[j] = sorted[j - 1];
+    sorted[j] = keep[k];
+  }
+  unsigned lo = 3;
+  for (int k = 0; k < n; k++) {
+    if (sorted[k] < (int)lo) continue;
+    close_span(lo, (unsigned)sorted[k] - 1);
+    lo = (unsigned)sorted[k] + 1;
+  }
+  close_span(lo, ~0U);
+}
+
+/* Everything above 2 goes, but the descriptor CMD is still to be read from. */
+static void close_inherited_fds(void) {
+  if (command_fd >= 0) close_fds_except(&command_fd, 1);
+  else close_fds_except(NULL, 0);
 }
 
 static volatile sig_atomic_t main_child = 0;
@@ -600,6 +635,8 @@ static void run_reaped(void) {
     return;
   }
   main_child = child;
+  /* The child reads CMD; the reaper only waits. */
+  if (command_fd >= 0 && close(command_fd) != 0) die("close --command-fd");
   int status = 0;
   for (;;) {
     int st;
@@ -893,6 +930,8 @@ _Noreturn static void run_then_release(char **cmd, const struct placeholder *ph,
   }
   main_child = child;
   if (sigprocmask(SIG_SETMASK, &old, NULL) != 0) die("sigprocmask");
+  /* Only the locks are this process's: the rest (a pre-warmed run's command pipe) is bubblewrap's. */
+  close_fds_except(fds, n);
   /*
    * bubblewrap's outer process exits as soon as it has the command's status, while the sandbox's
    * init may still be tearing its PID namespace down. As subreaper this process inherits that init
@@ -1293,6 +1332,8 @@ static void start_relays(const struct relay *relays, int n) {
     /* Not dumpable from the first moment, so the relay below never is. */
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) _exit(1);
     close(sync[0]);
+    /* CMD's argv is for CMD's process alone. */
+    if (command_fd >= 0) close(command_fd);
     pid_t self = getpid();
     pid_t relay = fork();
     if (relay < 0) _exit(1);
@@ -1486,12 +1527,74 @@ static int probe(void) {
   return 0;
 }
 
+/* ---------- deferred command (--command-fd) ---------- */
+
+/*
+ * The payload on --command-fd N: a 4-byte little-endian length L, then L bytes holding CMD and its
+ * arguments, each ended by a NUL (so L >= 2 and the last byte is a NUL), then the end of the
+ * stream. At most MAX_COMMAND_BYTES; an empty program name, a missing NUL, a short or longer stream
+ * are refused (EXIT_SETUP). The end of the stream before any byte is a discarded sandbox: exit
+ * EXIT_NO_COMMAND without a word. It is read after every confinement step, so what arrives runs
+ * at once and nothing it says can change the sandbox.
+ */
+#define MAX_COMMAND_BYTES (1U << 20)
+
+/* Bytes read into buf, fewer than n only at the end of the stream. */
+static size_t read_full(int fd, unsigned char *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) die("read --command-fd");
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
+
+/* A payload that is not one: say why, run nothing. */
+#define REFUSE_COMMAND(...) \
+  do { \
+    fprintf(stderr, "%s: --command-fd: ", prog); \
+    fprintf(stderr, __VA_ARGS__); \
+    fputc('\n', stderr); \
+    _exit(EXIT_SETUP); \
+  } while (0)
+
+static char **read_command(int fd) {
+  unsigned char head[4];
+  size_t got = read_full(fd, head, sizeof head);
+  if (got == 0) _exit(EXIT_NO_COMMAND);
+  if (got < sizeof head) REFUSE_COMMAND("the stream ended after %zu of the 4 length bytes", got);
+  uint32_t len = (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 24;
+  if (len > MAX_COMMAND_BYTES) REFUSE_COMMAND("a command of %lu bytes is over the limit of 1 MiB", (unsigned long)len);
+  if (len == 0) REFUSE_COMMAND("an empty command (length 0, no program)");
+  unsigned char *buf = malloc(len);
+  if (!buf) die("malloc");
+  got = read_full(fd, buf, len);
+  if (got < len) REFUSE_COMMAND("the stream ended after %zu of the command's %lu bytes", got, (unsigned long)len);
+  unsigned char extra;
+  if (read_full(fd, &extra, 1) != 0) REFUSE_COMMAND("bytes follow the command's %lu bytes", (unsigned long)len);
+  if (close(fd) != 0) die("close --command-fd");
+  if (buf[len - 1] != '\0') REFUSE_COMMAND("the last argument is not NUL-terminated");
+  if (buf[0] == '\0') REFUSE_COMMAND("the program name is empty");
+  size_t argc = 0;
+  for (uint32_t k = 0; k < len; k++) argc += buf[k] == '\0';
+  char **argv = calloc(argc + 1, sizeof *argv);
+  if (!argv) die("calloc");
+  size_t a = 0;
+  for (uint32_t k = 0; k < len; k += (uint32_t)strlen((char *)buf + k) + 1) argv[a++] = (char *)buf + k;
+  argv[a] = NULL;
+  return argv;
+}
+
 /* ---------- main ---------- */
 
 static void usage(void) {
   fprintf(stderr,
           "usage: %s [--cgroup DIR] --net off|on [--special-files landlock|refuse] [--landlock [--rw DIR]...] [--special-dir DIR]... [--reap] [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
           "       %s [--cgroup DIR] --net proxy --relay PORT=/SOCKET... [--special-files landlock|refuse] [--special-dir DIR]... [--nproc N] [--foreground] [--setenv NAME=VALUE]... -- CMD [ARG...]\n"
+          "       (either with --command-fd N instead of -- CMD [ARG...]: CMD then comes from descriptor N)\n"
           "       %s [--cgroup DIR] [--placeholder LOCK DIR]... --exec-only -- /ABS/PROG [ARG...]\n"
           "       %s --release-placeholders --placeholder LOCK DIR...\n"
           "       %s --hold-placeholders --placeholder LOCK DIR...\n"
@@ -1514,9 +1617,11 @@ int main(int argc, char **argv) {
   const char *cgroup = NULL;
   char *rw[MAX_RW];
   char *envs[MAX_ENV];
+  int dashdash = 0;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) {
+      dashdash = 1;
       i++;
       break;
     } else if (strcmp(a, "--probe") == 0) {
@@ -1589,6 +1694,12 @@ int main(int argc, char **argv) {
       errno = 0;
       nproc = strtol(argv[++i], &end, 10);
       if (errno != 0 || *end != '\0' || nproc < 1) die_msg("--nproc needs a positive number");
+    } else if (strcmp(a, "--command-fd") == 0 && i + 1 < argc) {
+      char *end;
+      errno = 0;
+      long fd = strtol(argv[++i], &end, 10);
+      if (errno != 0 || *end != '\0' || fd < 3 || fd > INT_MAX) die_msg("--command-fd needs a descriptor number above 2");
+      command_fd = (int)fd;
     } else if (strcmp(a, "--setenv") == 0 && i + 1 < argc) {
       char *kv = argv[++i];
       char *eq = strchr(kv, '=');
@@ -1603,7 +1714,7 @@ int main(int argc, char **argv) {
       usage();
     }
   }
-  int others = network >= 0 || landlock || reap || nrw || nenv || nproc || foreground || nrelays || special_given || nspecial;
+  int others = network >= 0 || landlock || reap || nrw || nenv || nproc || foreground || nrelays || special_given || nspecial || command_fd >= 0;
   if (release && hold) die_msg("--release-placeholders and --hold-placeholders exclude each other");
   if (release) {
     if (nph == 0 || i < argc || exec_only || cgroup || others) die_msg("--release-placeholders takes only --placeholder");
@@ -1627,7 +1738,14 @@ int main(int argc, char **argv) {
     _exit(EXIT_SETUP);
   }
   if (nph > 0) die_msg("--placeholder is only meaningful with --exec-only, --release-placeholders or --hold-placeholders");
-  if (network < 0 || i >= argc) usage();
+  if (command_fd >= 0 && dashdash) die_msg("--command-fd replaces -- CMD [ARG...]; give one of them");
+  if (network < 0 || (command_fd < 0 && i >= argc)) usage();
+  if (command_fd >= 0) {
+    int flags = fcntl(command_fd, F_GETFD);
+    if (flags < 0) die_msg("--command-fd names a descriptor that is not open");
+    /* Until it is read: nothing this process starts may inherit it. */
+    if (fcntl(command_fd, F_SETFD, flags | FD_CLOEXEC) != 0) die("fcntl(F_SETFD)");
+  }
   if (nrw > 0 && !landlock) die_msg("--rw is only meaningful with --landlock");
   /* The fallback layer's ruleset already handles the special-file rights; a second mode would contradict it. */
   if (landlock && special_given) die_msg("--special-files is for bubblewrap runs; with --landlock, --special-dir alone says where they may be made");
@@ -1648,9 +1766,10 @@ int main(int argc, char **argv) {
   if (special_mode == SPECIAL_LANDLOCK) restrict_special_files(special, nspecial);
   if (nproc > 0) limit_processes(nproc);
   install_seccomp((enum net_mode)network, special_mode == SPECIAL_REFUSE);
+  char **cmd = command_fd >= 0 ? read_command(command_fd) : argv + i;
   for (int e = 0; e < nenv; e++) {
     if (putenv(envs[e]) != 0) die("putenv");
   }
-  exec_command(argv + i);
+  exec_command(cmd);
   return EXIT_SETUP;
 }

@@ -21,7 +21,9 @@ import { checkCommand } from "./command.js";
 import { LinuxSandboxError } from "./errors.js";
 import { splitLoaderEnv } from "./loader-env.js";
 import { DEFAULT_PRIVATE_TMP_SIZE_BYTES } from "./bwrap-args.js";
-import { bwrapLaunchArgv, landlockLaunchArgv, LINUX_DENIAL_SIGNALS } from "./launch-argv.js";
+import { bwrapLaunchArgvs, landlockLaunchArgv, LINUX_DENIAL_SIGNALS } from "./launch-argv.js";
+import { COMMAND_FD, encodeCommand } from "./deferred-launch.js";
+import { reuseKey } from "./reuse-key.js";
 import { bwrapView, runRoots } from "./run-view.js";
 import { planLinuxRun } from "./plan.js";
 import { LANDLOCK_PROXY_REASON, networkEnv, runNetwork } from "./proxy-route.js";
@@ -320,10 +322,18 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     // unless this session keeps them.
     const session = options.placeholders === "per-session" && plan.stubs.length > 0 ? sessionPlaceholders(helper, lockDir as string) : undefined;
     await session?.hold(plan.stubs);
-    const argv = bwrapLaunchArgv({
+    const { argv, deferredArgv } = bwrapLaunchArgvs({
       ...helperInput, specialFileArgs: specialFileArgs(special, "bwrap"), limitArgs: limits.helperArgs, bwrapPath: bwrap, mounts: plan, procMount: report.bwrap.procMount,
-      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, placeholderLockDir: lockDir as string, ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, commandFd: COMMAND_FD, placeholderLockDir: lockDir as string, ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
     });
+    const payload = encodeCommand(spec.argv);
+    const twoStep = payload && {
+      argv: deferredArgv,
+      payload,
+      reuseKey: reuseKey({
+        argv: deferredArgv, cwd: spec.cwd, env, placeholders: plan.stubs, executables: [helper, bwrap], ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+      }),
+    };
     let released = false;
     const cleanup = async () => {
       if (released) return;
@@ -335,7 +345,7 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     // the namespace's init is killed and the kernel kills everything in it.
     return {
       argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: bwrapIsolation(report.isolation, special), denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
-      cleanup, diesWithParent: true, networkMode,
+      cleanup, diesWithParent: true, networkMode, ...(twoStep ? { deferred: twoStep } : {}),
     };
   }
 

@@ -51,7 +51,6 @@ export interface BwrapLaunchInput extends HelperArgsInput {
   cgroupDir?: string;
   /** Where the placeholders' lock files are (see `placeholders.ts`); hidden inside the sandbox. */
   placeholderLockDir: string;
-  argv: readonly string[];
 }
 
 /**
@@ -70,7 +69,22 @@ function hideLockDir(mounts: MountPlan, lockDir: string): string[] {
  * everything below it are counted from the first fork; with placeholders it makes them under their
  * locks, which bubblewrap inherits, runs bubblewrap as its child, and removes them when it has ended.
  */
-export function bwrapLaunchArgv(input: BwrapLaunchInput): string[] {
+export function bwrapLaunchArgv(input: BwrapLaunchInput & { argv: readonly string[] }): string[] {
+  return [...bwrapSandboxArgv(input), "--", ...input.argv];
+}
+
+/**
+ * Both forms of a bubblewrap run, built from one sandbox part so that they differ only in their
+ * tail: `-- CMD...` in `argv`, `--command-fd FD` (the command comes later, on that descriptor,
+ * which every process in between passes on) in `deferredArgv`.
+ */
+export function bwrapLaunchArgvs(input: BwrapLaunchInput & { argv: readonly string[]; commandFd: number }): { argv: string[]; deferredArgv: string[] } {
+  const sandbox = bwrapSandboxArgv(input);
+  return { argv: [...sandbox, "--", ...input.argv], deferredArgv: [...sandbox, "--command-fd", String(input.commandFd)] };
+}
+
+/** Everything of a bubblewrap run but the helper's tail (its command). */
+function bwrapSandboxArgv(input: BwrapLaunchInput): string[] {
   const stubs = placeholderArgs(input.placeholderLockDir, input.mounts.stubs);
   const cgroup = input.cgroupDir ? ["--cgroup", input.cgroupDir] : [];
   const outer = cgroup.length > 0 || stubs.length > 0 ? [input.helperPath, ...cgroup, ...stubs, "--exec-only", "--"] : [];
@@ -82,7 +96,7 @@ export function bwrapLaunchArgv(input: BwrapLaunchInput): string[] {
     dedicatedTerminal: input.dedicatedTerminal,
     extraMounts: [...hideLockDir(input.mounts, input.placeholderLockDir), ...(input.proxy ? proxyBwrapArgs(input.proxy) : [])],
   });
-  return [...outer, input.bwrapPath, ...args, "--", ...helperArgs(input), "--", ...input.argv];
+  return [...outer, input.bwrapPath, ...args, "--", ...helperArgs(input)];
 }
 
 /** Everything the Landlock layer's argv is made of. */

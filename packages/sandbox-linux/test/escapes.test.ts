@@ -11,10 +11,12 @@ import { skipUnless } from "@shellgate/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxBackend, SandboxPolicyInput } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend } from "../src/index.js";
-import { bwrapMissing, compilePreload, compileProbe, landlockMissing, makeDirs, processWithArgsExists, run, runSandboxed, sh } from "./support.js";
+import { bwrapMissing, compilePreload, compileProbe, landlockMissing, makeDirs, processWithArgsExists, run, runSandboxed, sh, type LaunchForm } from "./support.js";
 
-const layers: Array<{ name: string; skip: string | undefined; backend: () => SandboxBackend }> = [
+// The deferred launch (the sandbox first, its command later on descriptor 3) must hold the same.
+const layers: Array<{ name: string; skip: string | undefined; backend: () => SandboxBackend; launch?: LaunchForm }> = [
   { name: "bwrap+seccomp", skip: await bwrapMissing(), backend: () => createLinuxSandboxBackend() },
+  { name: "bwrap+seccomp", skip: await bwrapMissing(), backend: () => createLinuxSandboxBackend(), launch: "deferred" },
   {
     name: "landlock+seccomp",
     skip: await landlockMissing(),
@@ -64,13 +66,14 @@ const settle = () => new Promise((r) => setTimeout(r, 150));
 const hasIpv6 = Object.values(os.networkInterfaces()).some((list) => list?.some((i) => i.family === "IPv6" && i.internal));
 
 for (const layer of layers) {
-  describe.skipIf(layer.skip !== undefined)(`escapes blocked by ${layer.name}${layer.skip ? ` (skipped: ${layer.skip})` : ""}`, () => {
+  const form = layer.launch === "deferred" ? ", deferred launch" : "";
+  describe.skipIf(layer.skip !== undefined)(`escapes blocked by ${layer.name}${form}${layer.skip ? ` (skipped: ${layer.skip})` : ""}`, () => {
     const dirs = makeDirs(layer.name.replace(/\W/g, ""));
     const { ws, outside } = dirs;
     const backend = layer.backend();
     // /tmp is left out of the writable roots so "outside" means everything but the workspace
     const policy: SandboxPolicyInput = { mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true };
-    const inSandbox = (argv: string[], p: SandboxPolicyInput = policy) => runSandboxed(backend, argv, p, ws);
+    const inSandbox = (argv: string[], p: SandboxPolicyInput = policy) => runSandboxed(backend, argv, p, ws, undefined, layer.launch);
     const onHost = (argv: string[]) => run(argv, { cwd: ws });
     let probe = "";
     let victim: ChildProcess | undefined;
@@ -399,7 +402,7 @@ for (const layer of layers) {
       expect((await run(["/bin/true"], { cwd: ws, env })).code).toBe(0);
       expect(fs.existsSync(target)).toBe(true);
       fs.rmSync(target);
-      const r = await runSandboxed(backend, sh('echo "preload=$LD_PRELOAD"'), policy, ws, env);
+      const r = await runSandboxed(backend, sh('echo "preload=$LD_PRELOAD"'), policy, ws, env, layer.launch);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`preload=${lib}\n`);
       expect(fs.existsSync(target)).toBe(false);

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseSandboxPolicy, type SandboxBackend, type SandboxPolicyInput } from "@shellgate/sandbox";
+import { parseSandboxPolicy, type DeferredLaunch, type SandboxBackend, type SandboxPolicyInput } from "@shellgate/sandbox";
 import { probeLinuxSandbox } from "../src/index.js";
 
 export interface RunResult {
@@ -38,6 +38,41 @@ export function baseEnv(): Record<string, string> {
   return { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.homedir(), LANG: "C" };
 }
 
+/**
+ * Spawn the first step of a deferred launch (the sandbox, waiting on descriptor 3); after `waitMs`
+ * write `payload` there (default: the launch's own; `null` writes nothing) and end it. Collects
+ * output like `run`.
+ */
+export function runDeferred(
+  deferred: DeferredLaunch,
+  opts: { cwd: string; env: Record<string, string>; payload?: Uint8Array | null; waitMs?: number },
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const [file, ...args] = deferred.argv;
+    if (!file) return reject(new Error("empty argv"));
+    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    const commandPipe = child.stdio[3] as NodeJS.WritableStream & { on(event: "error", listener: () => void): void };
+    // A sandbox that refused the payload may be gone before it is all written.
+    commandPipe.on("error", () => undefined);
+    const payload = opts.payload === undefined ? deferred.payload : opts.payload;
+    const send = setTimeout(() => (payload ? commandPipe.end(payload) : commandPipe.end()), opts.waitMs ?? 0);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      clearTimeout(send);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** How a test starts a sandboxed run: its one-step argv, or the deferred launch with its payload. */
+export type LaunchForm = "direct" | "deferred";
+
 /** Run argv through `backend` under `policy` with cwd = `cwd` (also the policy cwd). */
 export async function runSandboxed(
   backend: SandboxBackend,
@@ -45,10 +80,14 @@ export async function runSandboxed(
   policy: SandboxPolicyInput,
   cwd: string,
   env: Record<string, string> = baseEnv(),
+  launch: LaunchForm = "direct",
 ): Promise<RunResult & { isolation: string }> {
   const execEnv = await backend.transform({ argv, cwd, env }, parseSandboxPolicy(policy), { sandboxPolicyCwd: cwd });
   try {
-    const result = await run(execEnv.argv, { cwd: execEnv.cwd, env: { ...execEnv.env } });
+    if (launch === "deferred" && !execEnv.deferred) throw new Error(`no deferred launch for ${argv.join(" ")}`);
+    const result = launch === "deferred" && execEnv.deferred
+      ? await runDeferred(execEnv.deferred, { cwd: execEnv.cwd, env: { ...execEnv.env } })
+      : await run(execEnv.argv, { cwd: execEnv.cwd, env: { ...execEnv.env } });
     return { ...result, isolation: execEnv.isolation };
   } finally {
     await execEnv.cleanup?.();
