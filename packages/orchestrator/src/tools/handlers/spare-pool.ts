@@ -149,11 +149,6 @@ export class SparePool {
     await this.discard();
   }
 
-  /** The waiting spare's pid (tests, diagnostics). */
-  get sparePid(): number | undefined {
-    return this.#spare?.prepared.pid;
-  }
-
   #dropLater(spare: Spare): void {
     const dropping = (async () => {
       await spare.prepared.discard().catch(() => undefined);
