@@ -189,6 +189,16 @@ describe("prewarmSandboxes", () => {
     expect(s.state.cleanups).toBe(s.state.transforms);
   });
 
+  it("discards the spare when a call fails (here: the person refuses it)", async () => {
+    let answers = 0;
+    const s = await setup({ approvalPolicy: "untrusted", approvalHandler: async () => (answers++ === 0 ? "approved" : "denied") });
+    await which(s.orch);
+    await waitFor(() => s.spares().length === 1, "the spare");
+    const refused = await call(s.orch, "shell", { command: WHICH });
+    expect(refused.error?.code).toBe("ORCH_REJECTED");
+    await waitFor(() => !alive(s.spares()[0]!), "the discarded spare to end");
+  });
+
   it("keeps denial detection, the approval and the unsandboxed retry for a call that used the spare", async () => {
     const requests: ApprovalRequest[] = [];
     const s = await setup({

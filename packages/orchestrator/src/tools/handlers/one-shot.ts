@@ -122,7 +122,11 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
     denial = outcome.sandboxDenial;
     return { ...outcome, totals: tally.totals(), ...(spill ? { spill } : {}) };
   } finally {
-    if (!handedOver) void spill?.end();
+    if (!handedOver) {
+      void spill?.end();
+      // A failed or refused call leaves nothing waiting behind it.
+      void runtime.spares?.discard();
+    }
     if (began) {
       events.emit({
         type: "exec.end",
