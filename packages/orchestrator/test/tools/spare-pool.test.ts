@@ -73,7 +73,8 @@ async function setup(options: OrchestratorOptions = {}): Promise<Setup> {
     ...options,
   });
   afterCleanup(() => orch.close());
-  const spares = () => readdirSync(dir).map((f) => Number(readFileSync(path.join(dir, f), "utf8")));
+  // A file the spare has created but not yet written to is not counted (its pid would read as 0).
+  const spares = () => readdirSync(dir).map((f) => Number(readFileSync(path.join(dir, f), "utf8"))).filter((pid) => pid > 0);
   return { ws, orch, state, spares };
 }
 
