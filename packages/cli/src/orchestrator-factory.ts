@@ -19,14 +19,15 @@ function grantHint(host: string): string {
  * (with this platform's backends, from `sandbox-backends.ts`), environment policy, where amendments go
  * and which paths stay read-only. Without `approve`, every command that needs a person is refused with a readable reason.
  * `sessionApprovals` (default false) offers "run for this session", and `sessionPlaceholders`
- * (default false) keeps the sandbox's placeholders between commands: only for a caller whose
- * orchestrator serves many calls.
+ * (default false) keeps the sandbox's placeholders between commands and `prewarmSandboxes` (default
+ * false) a sandbox set up ahead of the next one-shot command: only for a caller whose orchestrator
+ * serves many calls.
  * @throws the rules files' diagnostics, or OrchestratorConfigError naming the bad setting.
  */
 export async function createCliOrchestrator(
   config: EffectiveConfig,
   approve: CliApprover | undefined,
-  options: { sessionApprovals?: boolean; sessionPlaceholders?: boolean } = {},
+  options: { sessionApprovals?: boolean; sessionPlaceholders?: boolean; prewarmSandboxes?: boolean } = {},
 ): Promise<Orchestrator> {
   // Loading the backend's package starts first; the directory below is made meanwhile.
   const backends = platformBackends({
@@ -60,6 +61,7 @@ export async function createCliOrchestrator(
     // "Run for this session" only where the orchestrator outlives the call (the MCP server), not for
     // `shellgate exec`, whose one command is the whole session.
     sessionApprovals: options.sessionApprovals ?? false,
+    prewarmSandboxes: options.prewarmSandboxes === true,
     network: config.network,
     networkGrantHint: grantHint,
     // The weaker Landlock fallback only when asked; the Linux backend keeps its capability probe on

@@ -12,7 +12,7 @@ export type { UnifiedExecManager } from "./sessions/manager.js";
 // The attempt/retry state machine on its own, for an integrator that starts processes its own way
 // (and the parts it is built from; the orchestrator's public fields have these types).
 export { ExecPipeline } from "./pipeline/exec-pipeline.js";
-export type { ExecProbe, ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome, RunRepositoriesReport, SandboxKept, SessionNetwork } from "./pipeline/types.js";
+export type { ExecProbe, ExecRequest, LaunchAttempt, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome, RunRepositoriesReport, SandboxKept, SessionNetwork } from "./pipeline/types.js";
 export type { SandboxWrittenCode, SandboxWrittenKind } from "./admission/sandbox-written-code.js";
 export { EventBus } from "./events.js";
 export { ApprovalCache } from "./approval/cache.js";

@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { preparePipe } from "@shellgate/pty";
 import path from "node:path";
 import { parseSandboxPolicy, policyRequiresPlatformSandbox, SandboxManager, sandboxToolCacheDir } from "@shellgate/sandbox";
 import type { SandboxBackend, SandboxPolicy, SandboxPolicyInput } from "@shellgate/sandbox";
@@ -27,6 +28,7 @@ import type { SessionStoreOptions } from "./sessions/store.js";
 import type { ToolDefinitionByFormat, ToolDefinitionFormat } from "./tools/definitions.js";
 import { defaultSessionFactory, defaultSpawnPipe } from "./tools/handlers/defaults.js";
 import type { PipeSpawner, SessionProcessFactory, ToolRuntime } from "./tools/handlers/runtime.js";
+import { SparePool, trackedPipes, trackedSessions } from "./tools/handlers/spare-pool.js";
 import { createShellCommandHandler, createShellHandler } from "./tools/handlers/shell.js";
 import { createExecCommandHandler, createWriteStdinHandler } from "./tools/handlers/unified-exec.js";
 import type { ToolCall } from "./tools/payload.js";
@@ -137,6 +139,14 @@ export const OrchestratorOptionsSchema = z.strictObject({
   processFactory: functionAs<SessionProcessFactory>(),
   /** Starts one-shot processes (default: @shellgate/pty spawnPipe). */
   spawnPipe: functionAs<PipeSpawner>(),
+  /**
+   * Keep one sandbox of the session's policy set up ahead of the next one-shot command (where the
+   * backend can start a run in two steps, `ExecEnv.deferred`): prepared in the background after a
+   * sandboxed one-shot run, used by the next one whose sandbox would be the same, when nothing else
+   * ran in between. Each command still gets a sandbox no command used before. Default false; ignored
+   * with a custom `spawnPipe`.
+   */
+  prewarmSandboxes: z.boolean().default(false),
   /**
    * Hosts commands may (`allow`) or may never (`deny`) reach through the session's network proxy, on
    * top of the rules files' `network_rule`s. Whenever a host could be let through (an allow here, an
@@ -257,6 +267,7 @@ export class Orchestrator {
   readonly #spill: OutputSpill | undefined;
   #shell: Shell | undefined;
   readonly #closing = new AbortController();
+  readonly #spares: SparePool | undefined;
 
   /**
    * Build synchronously; records the workspace's identity (real path, device, inode). Rules files need `Orchestrator.create` (or a ready `policies` store);
@@ -336,6 +347,8 @@ export class Orchestrator {
       ...(o.userRulesFile ? { userRulesFile: path.resolve(this.cwd, o.userRulesFile) } : {}),
     });
 
+    const spares = o.prewarmSandboxes && !o.spawnPipe ? new SparePool(preparePipe) : undefined;
+    this.#spares = spares;
     const sessionEnv = withUnifiedExecEnv(baseEnv);
     const requestedShell = o.shell;
     const runtime: ToolRuntime = {
@@ -349,8 +362,9 @@ export class Orchestrator {
       oneShotOutputPolicy: { kind: "tokens", limit: o.outputTokenLimit },
       allowLoginShell: o.allowLoginShell,
       isKnownSafe: (argv) => isKnownSafeCommand(argv),
-      spawnPipe: o.spawnPipe ?? defaultSpawnPipe,
-      spawnSession: o.processFactory ?? defaultSessionFactory,
+      spawnPipe: spares ? trackedPipes(spares, defaultSpawnPipe) : (o.spawnPipe ?? defaultSpawnPipe),
+      spawnSession: spares ? trackedSessions(spares, o.processFactory ?? defaultSessionFactory) : (o.processFactory ?? defaultSessionFactory),
+      ...(spares ? { spares } : {}),
       sessions: this.sessions,
     };
     const shell = createShellHandler(runtime);
@@ -448,10 +462,11 @@ export class Orchestrator {
     return this.events.on(listener);
   }
 
-  /** Kill every session and remove the spill directory the orchestrator created. Idempotent. */
+  /** Kill every session and the pre-warmed sandbox, and remove the spill directory the orchestrator created. Idempotent. */
   async close(): Promise<void> {
     this.#closing.abort();
     await this.sessions.terminateAll();
+    await this.#spares?.close();
     await this.#spill?.dispose();
   }
 }

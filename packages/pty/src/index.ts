@@ -1,4 +1,5 @@
 export { spawnPipe } from "./pipe.js";
+export { preparePipe, type PreparedPipe, type StartOptions } from "./prepared.js";
 export { spawnPty } from "./pty.js";
 export { HeadTailBuffer, type TaggedBytes } from "./head-tail-buffer.js";
 export { decodeLossy } from "./decode.js";

@@ -14,7 +14,7 @@ import type { ProcessHandle } from "./types.js";
  * detached into its own session and killed as a group. What remains is one `spawn` call, and
  * skipping execa's per-call machinery keeps spawn overhead inside the 3 ms budget (see bench).
  */
-class PipeProcess extends ManagedProcess {
+export class PipeProcess extends ManagedProcess {
   private stdinClosed = false;
 
   constructor(spec: ResolvedSpec, child: ChildProcess, tag: string) {
@@ -70,6 +70,15 @@ class PipeProcess extends ManagedProcess {
  * Throws `InvalidProcessSpecError` for a bad spec and `SpawnError` when it cannot be started.
  */
 export function spawnPipe(input: ProcessSpec): ProcessHandle {
+  const { spec, child, tag } = launchDetached(input, false);
+  return new PipeProcess(spec, child, tag);
+}
+
+/**
+ * Validates `input` and spawns it detached into its own session and process group, with the tree tag
+ * and (unless the spec opts out) under the host-death watchdog; `commandPipe` adds a pipe as fd 3.
+ */
+export function launchDetached(input: ProcessSpec, commandPipe: boolean): { spec: ResolvedSpec; child: ChildProcess; tag: string } {
   assertPosix();
   const spec = resolveProcessSpec(input);
   precheckSpawn(spec);
@@ -81,7 +90,7 @@ export function spawnPipe(input: ProcessSpec): ProcessHandle {
       cwd: spec.cwd,
       env: { ...spec.env, [TAG_ENV]: tag },
       detached: true,
-      stdio: [spec.stdin === "pipe" ? "pipe" : "ignore", "pipe", "pipe"],
+      stdio: [spec.stdin === "pipe" ? "pipe" : "ignore", "pipe", "pipe", ...(commandPipe ? ["pipe" as const] : [])],
     });
   } catch (error) {
     throw new SpawnError(program, String((error as Error).message), (error as NodeJS.ErrnoException).code, { cause: error });
@@ -92,5 +101,5 @@ export function spawnPipe(input: ProcessSpec): ProcessHandle {
     throw new SpawnError(program, "the operating system refused to start it (permissions or resource limits)");
   }
   if (spec.hostDeathWatchdog) registerGroup(child.pid);
-  return new PipeProcess(spec, child, tag);
+  return { spec, child, tag };
 }

@@ -103,6 +103,23 @@ export function memberAlive(m: TreeMember): boolean {
   return st !== undefined && !st.zombie && st.start === m.start;
 }
 
+/**
+ * True while `pid` is alive and not a zombie, as the kernel says now: a child's exit reaches Node's
+ * `exit` event only on a later turn of the event loop.
+ */
+export function pidAlive(pid: number): boolean {
+  if (HAS_PROC) {
+    const st = readStat(pid);
+    return st !== undefined && !st.zombie;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Sends `signal` to a process, ignoring "no such process" (it already died). */
 export function signalPid(pid: number, signal: NodeJS.Signals): void {
   if (!(pid > 0)) return; // 0 or negative would hit our own group

@@ -43,6 +43,8 @@ export interface ConfigOverrides {
   processLimit?: ProcessLimitSetting;
   /** `--login` (true) / `--no-login` (false): whether scripts run through a login shell. */
   loginShell?: boolean;
+  /** `--prewarm` (true) / `--no-prewarm` (false): whether `shellgate mcp` keeps a sandbox set up ahead of the next command. */
+  prewarmSandboxes?: boolean;
   /** `--allow-domain HOST` (repeatable): hosts sandboxed commands may reach through the network proxy. */
   allowDomains?: string[];
 }
@@ -97,6 +99,8 @@ export interface EffectiveConfig {
   allowWeakerIsolation: boolean;
   /** Whether scripts run through the user's shell as a login shell (`allow_login_shell`, `--login`/`--no-login`; default true). */
   allowLoginShell: boolean;
+  /** Whether `shellgate mcp` keeps a sandbox set up ahead of the next one-shot command (`prewarm_sandboxes`, `--prewarm`/`--no-prewarm`; default true). */
+  prewarmSandboxes: boolean;
   /** `process_limit` / `--process-limit` when one was given; absent, the backend's default (4096) applies. */
   processLimit?: ProcessLimitSetting;
   /** The `[shell_environment_policy]` table merged across files (later files win per key), if any. */
@@ -171,6 +175,7 @@ interface Merged {
   allowBroadWorkspace: boolean;
   allowWeakerIsolation: boolean;
   allowLoginShell: boolean;
+  prewarmSandboxes: boolean;
   processLimit: ProcessLimitSetting | undefined;
   /** Raw `[network] allow` entries of the layers and `--allow-domain`, in order, with their origin. */
   networkAllow: DomainEntry[];
@@ -210,6 +215,7 @@ function merge(layers: Layer[], overrides: ConfigOverrides, cwd: string): Merged
     allowBroadWorkspace: overrides.allowBroadWorkspace === true || (last(layers, (c) => c.allow_broad_workspace) ?? false),
     allowWeakerIsolation: overrides.allowWeakerIsolation === true || (last(layers, (c) => c.allow_weaker_isolation) ?? false),
     allowLoginShell: overrides.loginShell ?? last(layers, (c) => c.allow_login_shell) ?? true,
+    prewarmSandboxes: overrides.prewarmSandboxes ?? last(layers, (c) => c.prewarm_sandboxes) ?? true,
     processLimit: overrides.processLimit ?? last(layers, (c) => c.process_limit),
     // Lists add up across layers: a project may only add denies unless trusted (see strictness.ts).
     networkAllow: [
@@ -411,6 +417,7 @@ export async function loadConfig(
     timeoutMs: merged.timeoutMs,
     allowWeakerIsolation: merged.allowWeakerIsolation,
     allowLoginShell: merged.allowLoginShell,
+    prewarmSandboxes: merged.prewarmSandboxes,
     ...(merged.processLimit !== undefined ? { processLimit: merged.processLimit } : {}),
     ...(merged.shellEnvironmentPolicy ? { shellEnvironmentPolicy: merged.shellEnvironmentPolicy } : {}),
     protectedPaths: [...new Set(protectedPaths)],

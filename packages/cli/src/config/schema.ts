@@ -98,6 +98,12 @@ export const ConfigFileSchema = z.strictObject({
    */
   allow_login_shell: z.boolean().optional(),
   /**
+   * `shellgate mcp` keeps one sandbox set up ahead of the next one-shot command, each command still
+   * in a sandbox no command used before (default true). false: every command sets its sandbox up
+   * when it comes.
+   */
+  prewarm_sandboxes: z.boolean().optional(),
+  /**
    * The most processes (threads included) one sandboxed command may run at once, or "off" for no
    * cap. Default 4096. A project that is not trusted may only lower it.
    */

@@ -300,9 +300,10 @@ export class ExecPipeline {
       policy.mode === "workspace-write"
         ? applyToolCaches({ policy, env: request.env, cwd: options.sandboxPolicyCwd, dir: ctx.toolCacheDir })
         : { policy, env: request.env };
+    const spec = { argv: request.argv, cwd: request.cwd, env: run.env };
     let env: ExecEnv;
     try {
-      env = await ctx.sandboxManager.prepare({ argv: request.argv, cwd: request.cwd, env: run.env }, run.policy, options);
+      env = await ctx.sandboxManager.prepare(spec, run.policy, options);
       if (routed.run) env = withProxyCleanup(env, routed.run);
     } catch (error) {
       await routed.run?.stop().catch(() => undefined);
@@ -319,7 +320,7 @@ export class ExecPipeline {
       : undefined;
     let result: LaunchResult<T>;
     try {
-      result = await launch(env);
+      result = await launch(env, routed.run ? {} : { prepareAgain: () => ctx.sandboxManager.prepare(spec, run.policy, options) });
     } catch (error) {
       await releaseSandbox(env);
       if (error instanceof OrchestratorError) throw error;

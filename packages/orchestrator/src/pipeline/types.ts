@@ -64,8 +64,19 @@ export interface LaunchResult<T> {
   probe?: ExecProbe;
 }
 
+/** What the pipeline offers a launcher besides the attempt's ExecEnv. */
+export interface LaunchAttempt {
+  /**
+   * Prepares the same attempt again (the same command, policy and transform options) into a fresh
+   * ExecEnv, for a sandbox started ahead of a later call. Absent where an attempt cannot be prepared
+   * again on its own: a proxy-routed run, whose proxy belongs to that attempt. The caller owns the
+   * fresh ExecEnv's cleanup.
+   */
+  prepareAgain?: () => Promise<ExecEnv>;
+}
+
 /** Spawns the command as prepared by the sandbox manager. Throw typed errors (SpawnFailedError, CancelledError). */
-export type Launcher<T> = (env: ExecEnv) => Promise<LaunchResult<T>>;
+export type Launcher<T> = (env: ExecEnv, attempt: LaunchAttempt) => Promise<LaunchResult<T>>;
 
 /** What the pipeline returns after a run that was allowed to happen. */
 export interface PipelineOutcome<T> {

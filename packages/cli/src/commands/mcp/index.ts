@@ -19,6 +19,10 @@ Options:
 ${CONFIG_OPTIONS_HELP}
       --tools NAME[,NAME]    the tools to list (default shell_command,exec_command,write_stdin;
                              also shell); a call of another tool is a protocol error (-32602)
+      --prewarm, --no-prewarm
+                             keep one sandbox set up ahead of the next one-shot command, each
+                             command still in a sandbox no command used before (the default), or
+                             set each sandbox up when its command comes (config: prewarm_sandboxes)
       --debug                log the connection's lifecycle and stack traces of unexpected errors (stderr)
   -h, --help                 show this help
 

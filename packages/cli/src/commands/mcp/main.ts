@@ -6,6 +6,7 @@ import { CliError, UsageError } from "../../errors.js";
 import { CONFIG_ERROR_EXIT } from "../../exit-table.js";
 import { weakerIsolationWarning } from "./diagnostics.js";
 import { startMcpServer } from "./server.js";
+import { MCP_OPTIONS, prewarmOverride } from "./options.js";
 import { parseToolsOption, type McpToolName } from "./tools.js";
 import { createCliOrchestrator } from "../../orchestrator-factory.js";
 import { debugEnabled } from "../../run-command.js";
@@ -16,9 +17,9 @@ export async function mcpMain(args: string[]): Promise<number> {
   let config;
   let tools: McpToolName[];
   try {
-    const parsed = parseCommandArgs(args, { ...CONFIG_OPTIONS, tools: { type: "string", multiple: true }, help: { type: "boolean" } }, false);
+    const parsed = parseCommandArgs(args, { ...CONFIG_OPTIONS, ...MCP_OPTIONS, help: { type: "boolean" } }, false);
     tools = parseToolsOption(parsed.values["tools"] as string[] | undefined);
-    config = await loadConfig(configOverrides(parsed.values));
+    config = await loadConfig({ ...configOverrides(parsed.values), ...prewarmOverride(parsed.values) });
   } catch (error) {
     if (error instanceof CliError) {
       process.stderr.write(`shellgate mcp: ${describeError(error)}\n`);
@@ -46,7 +47,11 @@ export async function mcpMain(args: string[]): Promise<number> {
     tools,
     // One orchestrator serves every call of the connection, so "run for this session" means something here.
     createHost: async (approve, log) => {
-      const orchestrator = await createCliOrchestrator(config, approve, { sessionApprovals: true, sessionPlaceholders: true });
+      const orchestrator = await createCliOrchestrator(config, approve, {
+        sessionApprovals: true,
+        sessionPlaceholders: true,
+        prewarmSandboxes: config.prewarmSandboxes,
+      });
       // Said once, at the start: every command of the connection runs under it.
       void weakerIsolationWarning(orchestrator).then((warning) => warning && log.send("warning", warning));
       return orchestrator;

@@ -53,7 +53,7 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
         ...safetyFields(request),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       },
-      async (execEnv) => {
+      async (execEnv, attempt) => {
         if (!began) {
           began = true;
           events.emit({ type: "exec.begin", callId: ctx.callId, tool: ctx.tool, argv: request.argv, cwd: request.cwd });
@@ -66,15 +66,22 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
         spill = current;
         const counted = new OutputTally();
         tally = counted;
-        const handle = runtime.spawnPipe({
+        const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+        // The sandbox already ties the tree's life to ours; the watchdog would only cost a process start.
+        const hostDeathWatchdog = execEnv.diesWithParent !== true;
+        const pool = runtime.spares;
+        const spare = pool?.take(execEnv, { cwd: execEnv.cwd, env: execEnv.env, stdin: "ignore", hostDeathWatchdog }, {
+          timeoutMs,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+        const handle = spare?.handle ?? runtime.spawnPipe({
           argv: execEnv.argv,
           cwd: execEnv.cwd,
           env: { ...execEnv.env },
-          timeoutMs: request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
+          timeoutMs,
           stdin: "ignore",
           ...(ctx.signal ? { signal: ctx.signal } : {}),
-          // The sandbox already ties the tree's life to ours; the watchdog would only cost a process start.
-          ...(execEnv.diesWithParent === true ? { hostDeathWatchdog: false } : {}),
+          ...(hostDeathWatchdog ? {} : { hostDeathWatchdog: false }),
         });
         const sink = ctx.onOutput;
         const unsubscribe = handle.onOutput((chunk) => {
@@ -90,8 +97,14 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
           }
           deltas.emit(chunk.stream, chunk.data);
         });
-        const result = await handle.result().finally(unsubscribe);
+        const result = await handle.result().finally(() => {
+          unsubscribe();
+          void spare?.release();
+        });
         last = result;
+        if (pool && execEnv.deferred && attempt.prepareAgain && !result.cancelled) {
+          pool.refill(attempt.prepareAgain, { stdin: "ignore", hostDeathWatchdog });
+        }
         if (result.cancelled) throw new CancelledError();
         return {
           value: result,
@@ -109,7 +122,11 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
     denial = outcome.sandboxDenial;
     return { ...outcome, totals: tally.totals(), ...(spill ? { spill } : {}) };
   } finally {
-    if (!handedOver) void spill?.end();
+    if (!handedOver) {
+      void spill?.end();
+      // A failed or refused call leaves nothing waiting behind it.
+      void runtime.spares?.discard();
+    }
     if (began) {
       events.emit({
         type: "exec.end",

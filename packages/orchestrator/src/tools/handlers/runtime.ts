@@ -12,6 +12,7 @@ import type { TruncationPolicy } from "../../output/truncate.js";
 import type { ExecPipeline } from "../../pipeline/exec-pipeline.js";
 import type { UnifiedExecManager } from "../../sessions/manager.js";
 import type { SessionProcess } from "../../sessions/session.js";
+import type { SparePool } from "./spare-pool.js";
 
 /** What a session process is started from: the (sandbox-prepared) command and whether it gets a terminal. */
 export interface SessionSpawnSpec {
@@ -48,6 +49,8 @@ export interface ToolRuntime {
   /** Wrapper-aware known-safe check, used to mark calls non-mutating. */
   isKnownSafe(argv: readonly string[]): Promise<boolean>;
   readonly spawnPipe: PipeSpawner;
+  /** Pre-warmed sandboxes for one-shot runs; absent when the orchestrator keeps none. */
+  readonly spares?: SparePool;
   readonly spawnSession: SessionProcessFactory;
   readonly sessions: UnifiedExecManager;
 }

@@ -1,0 +1,190 @@
+import type { PreparedPipe, ProcessHandle, ProcessSpec, StartOptions } from "@shellgate/pty";
+import type { ExecEnv } from "@shellgate/sandbox";
+import { releaseSandbox } from "../../pipeline/decisions.js";
+import type { PipeSpawner, SessionProcessFactory } from "./runtime.js";
+
+/** The spawn options of a one-shot run that a spare must share to stand in for its spawn. */
+export interface SpareSpawnOptions {
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  stdin: "ignore";
+  hostDeathWatchdog: boolean;
+}
+
+/** Spawns a process that waits for its command on descriptor 3 (default: `@shellgate/pty`'s `preparePipe`). */
+export type SparePreparer = (spec: ProcessSpec) => PreparedPipe;
+
+interface Spare {
+  prepared: PreparedPipe;
+  env: ExecEnv;
+  key: string;
+  generation: number;
+}
+
+/** A one-shot run that a spare stands in for: its process, and the spare's ExecEnv cleanup to run when it ends. */
+export interface SpareRun {
+  handle: ProcessHandle;
+  release(): Promise<void>;
+}
+
+function spareKey(reuseKey: string, options: SpareSpawnOptions): string {
+  const env = Object.entries(options.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([reuseKey, options.cwd, env, options.stdin, options.hostDeathWatchdog]);
+}
+
+/**
+ * At most one pre-warmed sandbox for the next one-shot run: prepared in the background after a
+ * sandboxed one-shot run, used by the next run whose fresh ExecEnv has the same reuse key and spawn
+ * options. It is used only when nothing else of this orchestrator ran since it was prepared: every
+ * spawn and every exit moves a generation counter, and none is prepared or used while a process or
+ * a session is alive — a sandbox set up while another command could change what it mounts is not the sandbox
+ * the next call's own transform describes.
+ */
+export class SparePool {
+  readonly #prepare: SparePreparer;
+  #generation = 0;
+  #running = 0;
+  #spare: Spare | undefined;
+  #refilling: Promise<void> | undefined;
+  readonly #dropping = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(prepare: SparePreparer) {
+    this.#prepare = prepare;
+  }
+
+  /**
+   * Records a process (or session) this orchestrator is spawning, sandboxed or not; call the
+   * returned function once when it has exited (or failed to start).
+   */
+  begin(): () => void {
+    this.#generation++;
+    this.#running++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.#running--;
+      this.#generation++;
+    };
+  }
+
+  /** `begin` for a process that is already running: ended when `exited` settles. */
+  track(process: { readonly exited: Promise<unknown> }): void {
+    const end = this.begin();
+    void process.exited.finally(end);
+  }
+
+  /**
+   * Runs `env`'s command in the spare when it may stand in for the spawn (see the class comment);
+   * otherwise discards the spare and returns undefined, and the caller spawns the ordinary way.
+   */
+  take(env: ExecEnv, options: SpareSpawnOptions, start: StartOptions): SpareRun | undefined {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    if (!spare) return undefined;
+    const usable =
+      env.deferred !== undefined &&
+      spare.key === spareKey(env.deferred.reuseKey, options) &&
+      spare.generation === this.#generation &&
+      this.#running === 0;
+    const handle = usable && env.deferred ? spare.prepared.start(env.deferred.payload, start) : undefined;
+    if (!handle) {
+      this.#dropLater(spare);
+      return undefined;
+    }
+    this.track(handle);
+    return { handle, release: () => releaseSandbox(spare.env) };
+  }
+
+  /**
+   * Prepares the next spare in the background from `prepareAgain` (the finished run's own request,
+   * transformed again). Only when the finished run's ExecEnv had `deferred`, nothing else is alive,
+   * and nothing spawns until the spare is up.
+   */
+  refill(prepareAgain: () => Promise<ExecEnv>, options: Omit<SpareSpawnOptions, "cwd" | "env">): void {
+    if (this.#closed || this.#refilling || this.#running > 0) return;
+    const generation = this.#generation;
+    const stale = () => this.#closed || generation !== this.#generation || this.#running > 0;
+    this.#refilling = (async () => {
+      let env: ExecEnv | undefined;
+      try {
+        // After the finished call's own remaining steps have had their turn: the spare is for the next call.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (stale()) return;
+        env = await prepareAgain();
+        if (!env.deferred || stale()) return void (await releaseSandbox(env));
+        const spawn: SpareSpawnOptions = { cwd: env.cwd, env: env.env, ...options };
+        const prepared = this.#prepare({
+          argv: [...env.deferred.argv],
+          cwd: spawn.cwd,
+          env: { ...spawn.env },
+          stdin: spawn.stdin,
+          hostDeathWatchdog: spawn.hostDeathWatchdog,
+        });
+        const previous = this.#spare;
+        this.#spare = { prepared, env, key: spareKey(env.deferred.reuseKey, spawn), generation };
+        if (previous) this.#dropLater(previous);
+      } catch {
+        // A spare is an optimisation: a failed one only means the next call spawns the ordinary way.
+        if (env) await releaseSandbox(env);
+      }
+    })().finally(() => {
+      this.#refilling = undefined;
+    });
+  }
+
+  /** Discards the spare (and waits for one being prepared); no process of a spare is left when this resolves. */
+  async discard(): Promise<void> {
+    await this.#refilling;
+    const spare = this.#spare;
+    this.#spare = undefined;
+    if (spare) this.#dropLater(spare);
+    await Promise.all(this.#dropping);
+  }
+
+  /** Discards the spare and prepares none from now on. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.discard();
+  }
+
+  #dropLater(spare: Spare): void {
+    const dropping = (async () => {
+      await spare.prepared.discard().catch(() => undefined);
+      await releaseSandbox(spare.env);
+    })();
+    this.#dropping.add(dropping);
+    void dropping.finally(() => this.#dropping.delete(dropping));
+  }
+}
+
+/** `spawn` with every process it starts recorded in `pool`. */
+export function trackedPipes(pool: SparePool, spawn: PipeSpawner): PipeSpawner {
+  return (spec) => {
+    const end = pool.begin();
+    try {
+      const handle = spawn(spec);
+      void handle.exited.finally(end);
+      return handle;
+    } catch (error) {
+      end();
+      throw error;
+    }
+  };
+}
+
+/** `factory` with every session process it starts recorded in `pool`. */
+export function trackedSessions(pool: SparePool, factory: SessionProcessFactory): SessionProcessFactory {
+  return async (spec) => {
+    const end = pool.begin();
+    try {
+      const process = await factory(spec);
+      void process.exited.finally(end);
+      return process;
+    } catch (error) {
+      end();
+      throw error;
+    }
+  };
+}
