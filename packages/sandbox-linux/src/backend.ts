@@ -322,9 +322,12 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     // unless this session keeps them.
     const session = options.placeholders === "per-session" && plan.stubs.length > 0 ? sessionPlaceholders(helper, lockDir as string) : undefined;
     await session?.hold(plan.stubs);
+    // The ones the session holds exist and stay; the run makes and removes only the rest.
+    const own = session ? await session.notHeld(plan.stubs) : plan.stubs;
     const { argv, deferredArgv } = bwrapLaunchArgvs({
       ...helperInput, specialFileArgs: specialFileArgs(special, "bwrap"), limitArgs: limits.helperArgs, bwrapPath: bwrap, mounts: plan, procMount: report.bwrap.procMount,
-      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, commandFd: COMMAND_FD, placeholderLockDir: lockDir as string, ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, commandFd: COMMAND_FD, placeholderLockDir: lockDir as string, ownStubs: own,
+      ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
     });
     const payload = encodeCommand(spec.argv);
     const twoStep = payload && {
@@ -338,7 +341,6 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     const cleanup = async () => {
       if (released) return;
       released = true;
-      const own = session ? await session.notHeld(plan.stubs) : plan.stubs;
       await Promise.all([releasePlaceholders(helper, lockDir as string, own), cgroup?.remove()]);
     };
     // bwrap runs with --die-with-parent and its own PID namespace: when the launching process dies,

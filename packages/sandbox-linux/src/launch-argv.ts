@@ -51,6 +51,12 @@ export interface BwrapLaunchInput extends HelperArgsInput {
   cgroupDir?: string;
   /** Where the placeholders' lock files are (see `placeholders.ts`); hidden inside the sandbox. */
   placeholderLockDir: string;
+  /**
+   * The placeholders the launching helper makes and removes itself (default: all of the mount
+   * plan's). Those a session holder keeps exist already and are never removed by a run, so a run
+   * leaves them out: the helper then need not wait for the sandbox's teardown to release them.
+   */
+  ownStubs?: readonly string[];
 }
 
 /**
@@ -85,7 +91,7 @@ export function bwrapLaunchArgvs(input: BwrapLaunchInput & { argv: readonly stri
 
 /** Everything of a bubblewrap run but the helper's tail (its command). */
 function bwrapSandboxArgv(input: BwrapLaunchInput): string[] {
-  const stubs = placeholderArgs(input.placeholderLockDir, input.mounts.stubs);
+  const stubs = placeholderArgs(input.placeholderLockDir, input.ownStubs ?? input.mounts.stubs);
   const cgroup = input.cgroupDir ? ["--cgroup", input.cgroupDir] : [];
   const outer = cgroup.length > 0 || stubs.length > 0 ? [input.helperPath, ...cgroup, ...stubs, "--exec-only", "--"] : [];
   const args = bwrapArgs(input.mounts, {

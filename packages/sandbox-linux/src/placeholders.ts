@@ -159,7 +159,10 @@ export class SessionPlaceholders {
   async hold(dirs: readonly string[]): Promise<void> {
     const fresh = dirs.filter((dir) => !this.held.has(dir));
     if (fresh.length > 0) {
-      const started = this.start(fresh);
+      // A holder that ends (killed) holds nothing from then on: the next run that needs them starts another.
+      const started = this.start(fresh, () => {
+        for (const dir of fresh) if (this.held.get(dir) === started) this.held.delete(dir);
+      });
       for (const dir of fresh) this.held.set(dir, started);
     }
     await Promise.all(dirs.map((dir) => this.held.get(dir)));
@@ -171,7 +174,7 @@ export class SessionPlaceholders {
     return dirs.filter((_, i) => !kept[i]);
   }
 
-  private start(dirs: readonly string[]): Promise<boolean> {
+  private start(dirs: readonly string[], ended: () => void): Promise<boolean> {
     return new Promise((resolve) => {
       const child = spawn(this.helperPath, ["--hold-placeholders", ...placeholderArgs(this.lockDir, dirs)], { stdio: ["pipe", "pipe", "ignore"], env: {} });
       let out = "";
@@ -188,7 +191,10 @@ export class SessionPlaceholders {
         if (out.includes("ready\n")) settle(true);
       });
       // A holder that ended before saying "ready" holds nothing: the runs make their own, as without it.
-      child.on("exit", () => settle(out.includes("ready\n")));
+      child.on("exit", () => {
+        settle(out.includes("ready\n"));
+        ended();
+      });
     });
   }
 }

@@ -218,30 +218,40 @@ describe.skipIf(bwrapSkip !== undefined)(`missing protected paths under bwrap${b
     expect(fs.readdirSync(ws).filter((name) => name.startsWith(".") && name !== ".git")).toEqual([]);
     expect(fs.readdirSync(path.join(ws, ".git"))).toEqual(["hooks"]);
   });
-  it("kept for the session: a missing .codex is read-only in every run, stays on the host between runs without a run removing it, and goes when the session's process ends", async () => {
+  it("kept for the session: a missing .codex is read-only in every run, stays on the host between runs without a run making or removing it, goes when the session's process ends, and is made by the run again when its holder is killed", async () => {
     const ws = workspace("ph-session");
     const codex = path.join(ws, ".codex");
     const source = `
       const { createLinuxSandboxBackend } = await import(${JSON.stringify(INDEX)});
       const { parseSandboxPolicy } = await import(${JSON.stringify(SANDBOX_INDEX)});
       const { spawnSync } = await import("node:child_process");
-      const { existsSync } = await import("node:fs");
+      const { existsSync, rmdirSync } = await import("node:fs");
       const cwd = ${JSON.stringify(ws)};
       const backend = createLinuxSandboxBackend({ placeholders: "per-session" });
       const policy = parseSandboxPolicy({ mode: "workspace-write", excludeSlashTmp: true, excludeTmpdirEnvVar: true });
-      for (const round of [1, 2]) {
+      const once = async (round) => {
         const env = await backend.transform({ argv: ["/bin/sh", "-c", "echo x > .codex/config.toml || echo REFUSED; rmdir .codex || echo KEPT"], cwd, env: { PATH: "/usr/bin:/bin" } }, policy, { sandboxPolicyCwd: cwd });
         const r = spawnSync(env.argv[0], env.argv.slice(1), { cwd, env: env.env, encoding: "utf8" });
         await env.cleanup?.();
-        console.log(round, r.status, r.stdout.trim().split("\\n").join(" "), existsSync(cwd + "/.codex") ? "THERE" : "GONE");
-      }`;
+        // Whether the run's own helper makes and releases the placeholder, or leaves it to the holder.
+        const who = env.argv.includes("--placeholder") ? "OWN" : "HELD";
+        console.log(round, r.status, r.stdout.trim().split("\\n").join(" "), existsSync(cwd + "/.codex") ? "THERE" : "GONE", who);
+      };
+      for (const round of [1, 2]) await once(round);
+      // A holder killed mid-session holds nothing any more, and another process's cleanup may then
+      // remove its placeholder (here: rmdir): the next run must not count on it, and the session holds it anew.
+      spawnSync("pkill", ["-KILL", "-f", "hold-placeholders.*" + cwd]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      rmdirSync(cwd + "/.codex");
+      await once(3);`;
     const child = spawn(process.execPath, ["--input-type=module", "-e", source], { cwd: ws, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
     await new Promise((resolve) => child.on("close", resolve));
-    expect(out).toContain("1 0 REFUSED KEPT THERE");
-    expect(out).toContain("2 0 REFUSED KEPT THERE");
+    expect(out).toContain("1 0 REFUSED KEPT THERE HELD");
+    expect(out).toContain("2 0 REFUSED KEPT THERE HELD");
+    expect(out).toContain("3 0 REFUSED KEPT THERE HELD");
     // The holder sees its stdin end with the process and removes the placeholder no run holds.
     await waitFor(() => !fs.existsSync(codex), "the session's placeholder to go");
     // Control: the same runs with per-run placeholders leave nothing between them.
