@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { UnpinnableProtectedPathError, type WritableRoot, isPathWithin } from "@shellgate/sandbox";
+import { PLACEHOLDER_MODE } from "./placeholders.js";
 
 /** The filesystem view of one sandboxed run, decided from the writable roots and denied reads. */
 export interface MountPlan {
@@ -83,6 +84,16 @@ function refuseLink(protectedPath: string, link: string): never {
 }
 
 /**
+ * An empty placeholder directory of this user (its mode says so; see placeholders.ts), made by a run
+ * or a session holder that may still hold it: a plan treats it as the missing component it stands
+ * for, so that the plan (and a pre-warmed sandbox's reuse key) is the same whether or not another
+ * run's placeholder is there at the moment.
+ */
+function isPlaceholder(dir: string, stat: fs.Stats): boolean {
+  return stat.isDirectory() && (stat.mode & 0o7777) === PLACEHOLDER_MODE && stat.uid === process.getuid?.() && dirContents(dir) === "empty";
+}
+
+/**
  * What holds a carve-out that does not exist: its shallowest missing component below `root` (a
  * placeholder), or the non-directory that stands where a directory on the way should be (bound
  * read-only). Undefined when the carve-out exists after all.
@@ -95,6 +106,7 @@ function holdMissing(root: string, target: string): { stub: string } | { readOnl
     const stat = lstatOrUndefined(current);
     if (!stat) return { stub: current };
     if (stat.isSymbolicLink()) refuseLink(target, current);
+    if (i < parts.length - 1 && isPlaceholder(current, stat)) return { stub: current };
     if (!stat.isDirectory() && i < parts.length - 1) return { readOnly: current };
   }
   return undefined;
@@ -116,7 +128,8 @@ function lookAtCarveOut(plan: MountPlan, root: string, sub: string): void {
 /** What a directory to pin adds: a pin, read-only for a non-directory, nothing when it is missing. */
 function lookAtPin(plan: MountPlan, dir: string): void {
   const stat = lstatOrUndefined(dir);
-  if (!stat) return; // below a missing component, which its placeholder holds
+  // Missing, or a placeholder standing for a missing one: the placeholder of its carve-out holds it.
+  if (!stat || isPlaceholder(dir, stat)) return;
   if (stat.isSymbolicLink()) refuseLink(dir, dir);
   addOnce(stat.isDirectory() ? plan.pinned : plan.readOnly, dir);
 }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UnpinnableProtectedPathError } from "@shellgate/sandbox";
-import { bwrapArgs, DEFAULT_PRIVATE_TMP_SIZE_BYTES, planMounts, PROC_READ_ONLY_ENTRIES, type MountPlan } from "../src/testing.js";
+import { bwrapArgs, DEFAULT_PRIVATE_TMP_SIZE_BYTES, PLACEHOLDER_MODE, planMounts, PROC_READ_ONLY_ENTRIES, type MountPlan } from "../src/testing.js";
 
 const empty: MountPlan = { writableRoots: [], pinned: [], readOnly: [], stubs: [], maskedDirs: [], maskedFiles: [], privateTmp: true, keepVisible: [] };
 const procArgs = PROC_READ_ONLY_ENTRIES.flatMap((e) => ["--ro-bind-try", `/proc/${e}`, `/proc/${e}`]);
@@ -115,6 +115,28 @@ describe("planMounts", () => {
     // once `.config` exists (a user's, or a crashed run's leftover), the placeholder moves one level down
     fs.mkdirSync(path.join(ws, ".config"));
     expect((await planMounts([{ root: ws, readOnlySubpaths: [rules], pinnedAncestors: [] }], [])).stubs).toEqual([path.join(ws, ".config", "shellgate")]);
+  });
+
+  it("plans the same while another run's placeholder stands on the way (an empty directory of placeholder mode), and one level down for a user's own directory there", async () => {
+    const ws = fs.mkdtempSync(path.join(base, "held-"));
+    const config = path.join(ws, ".config");
+    const rules = path.join(config, "shellgate", "rules");
+    const roots = [{ root: ws, readOnlySubpaths: [rules], pinnedAncestors: [config] }];
+    const missing = await planMounts(roots, []);
+    fs.mkdirSync(config);
+    fs.chmodSync(config, PLACEHOLDER_MODE);
+    const held = await planMounts(roots, []);
+    expect(held.stubs).toEqual([config]);
+    expect(held).toEqual(missing);
+    // Control: the same directory with an ordinary mode is the user's own: pinned, the placeholder one level down.
+    fs.chmodSync(config, 0o755);
+    const own = await planMounts(roots, []);
+    expect(own.stubs).toEqual([path.join(config, "shellgate")]);
+    expect(own.pinned).toContain(config);
+    // A placeholder-mode directory with something in it is no placeholder either.
+    fs.chmodSync(config, PLACEHOLDER_MODE);
+    fs.mkdirSync(path.join(config, "x"));
+    expect((await planMounts(roots, [])).stubs).toEqual([path.join(config, "shellgate")]);
   });
 
   it("treats an existing empty carve-out directory (a leftover placeholder) as a placeholder, a non-empty one as a carve-out", async () => {

@@ -119,8 +119,10 @@ export interface DeferredLaunch {
   /**
    * Equal keys mean the same sandbox for every command: the whole launch except the command and the
    * per-run names that do not change what the command can do (a run's own cgroup), plus the
-   * identity (device and inode) of every host path the sandbox mounts, so that a key computed later
-   * differs when one of those paths was replaced in between. Opaque; compare for equality only.
+   * identity (device, inode and birth time: inode numbers are reused) of every host path the sandbox
+   * mounts, so that a key computed later differs when one of those paths was replaced in between.
+   * Empty placeholder directories the launch makes itself may be left out. Opaque; compare for
+   * equality only.
    */
   reuseKey: string;
 }
