@@ -36,7 +36,6 @@ class Prepared implements PreparedPipe {
   readonly pid: number;
   #state: "waiting" | "started" | "discarded" = "waiting";
   #broken = false;
-  #exited = false;
   readonly #exit: Promise<void>;
   #discarding: Promise<void> | undefined;
   readonly #child: ChildProcess;
@@ -59,10 +58,7 @@ class Prepared implements PreparedPipe {
     // A sandbox that fails before its command exits early; its descriptor 3 then refuses our write.
     this.#command.on("error", () => undefined);
     child.on("error", () => undefined);
-    this.#exit = new Promise((resolve) => child.once("exit", () => {
-      this.#exited = true;
-      resolve();
-    }));
+    this.#exit = new Promise((resolve) => child.once("exit", () => resolve()));
     // Anything it says before it has a command means it did not set up as it should.
     for (const s of this.#streams()) {
       s.on("data", this.#onOutput);
@@ -71,7 +67,7 @@ class Prepared implements PreparedPipe {
   }
 
   get alive(): boolean {
-    return this.#state === "waiting" && !this.#broken && !this.#exited && this.#child.exitCode === null && this.#child.signalCode === null &&
+    return this.#state === "waiting" && !this.#broken && !this.#exited() &&
       pidAlive(this.pid);
   }
 
@@ -103,13 +99,18 @@ class Prepared implements PreparedPipe {
         new Promise<boolean>((r) => setTimeout(() => r(false), this.#spec.killGraceMs).unref()),
       ]);
       if (!graceful || groupAlive(this.pid)) {
-        await killTree({ pid: this.pid, tag: this.#tag }, this.#spec.killGraceMs, () => this.#exited).catch(() => undefined);
+        await killTree({ pid: this.pid, tag: this.#tag }, this.#spec.killGraceMs, () => this.#exited()).catch(() => undefined);
       }
       await this.#exit;
       for (const s of this.#streams()) s.destroy();
       unregisterGroup(this.pid);
     })();
     return this.#discarding;
+  }
+
+  /** Whether Node has seen it exit (it sets `exitCode` or `signalCode` before the `exit` event). */
+  #exited(): boolean {
+    return this.#child.exitCode !== null || this.#child.signalCode !== null;
   }
 
   #streams(): Readable[] {
