@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { SandboxBackend } from "@shellgate/sandbox";
@@ -73,6 +73,7 @@ async function setup(options: OrchestratorOptions = {}): Promise<Setup> {
     ...options,
   });
   afterCleanup(() => orch.close());
+  afterCleanup(() => rm(dir, { recursive: true, force: true }));
   // A file the spare has created but not yet written to is not counted (its pid would read as 0).
   const spares = () => readdirSync(dir).map((f) => Number(readFileSync(path.join(dir, f), "utf8"))).filter((pid) => pid > 0);
   return { ws, orch, state, spares };
