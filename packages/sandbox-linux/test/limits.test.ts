@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { skipUnless } from "@shellgate/test-support";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSandboxPolicy, type SandboxBackend, type SandboxPolicyInput } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, DEFAULT_PROCESS_LIMIT, LinuxSandboxError, locateHelper } from "../src/index.js";
 import {
@@ -181,7 +181,11 @@ for (const layer of layers) {
 describe.skipIf((await bwrapMissing()) !== undefined || nobodySkip !== undefined)(
   `process limit for an unprivileged user (run as nobody from root)${nobodySkip ? ` (skipped: ${nobodySkip})` : ""}`,
   () => {
-    const dirs = makeDirs("limitsnobody");
+    // Made in a hook, not while collecting: a skipped suite's hooks do not run, so it would never be removed.
+    let dirs!: ReturnType<typeof makeDirs>;
+    beforeAll(() => {
+      dirs = makeDirs("limitsnobody");
+    });
     afterAll(() => dirs.remove());
 
     it(`nobody's sandbox stops at ${LIMIT} too (RLIMIT_NPROC in the user namespace, or a delegated cgroup)`, async () => {
