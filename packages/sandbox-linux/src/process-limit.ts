@@ -122,6 +122,8 @@ function alive(pid: number): boolean {
   }
 }
 
+const RUN_CGROUP_NAME = new RegExp(`^${PREFIX}(\\d+)-[0-9a-f]+$`);
+
 /** Remove empty cgroups left by shellgate processes that died before their cleanup. */
 function pruneStale(parent: string): void {
   let entries: string[];
@@ -131,7 +133,7 @@ function pruneStale(parent: string): void {
     return;
   }
   for (const name of entries) {
-    const m = new RegExp(`^${PREFIX}(\\d+)-[0-9a-f]+$`).exec(name);
+    const m = RUN_CGROUP_NAME.exec(name);
     if (!m || alive(Number(m[1]))) continue;
     try {
       rmdirSync(path.join(parent, name));

@@ -32,12 +32,12 @@ export interface ReuseKeyInput {
 type Identity = string;
 
 /** One lookup: device, inode and birth time, or the error code (a `-try` source may be missing). */
-function lookup(look: () => fs.BigIntStats): string {
+function lookup(look: () => fs.BigIntStats): { text: string; link: boolean } {
   try {
     const st = look();
-    return `${st.dev}:${st.ino}:${st.birthtimeNs}`;
+    return { text: `${st.dev}:${st.ino}:${st.birthtimeNs}`, link: st.isSymbolicLink() };
   } catch (error) {
-    return `error ${(error as NodeJS.ErrnoException).code ?? "unknown"}`;
+    return { text: `error ${(error as NodeJS.ErrnoException).code ?? "unknown"}`, link: false };
   }
 }
 
@@ -50,7 +50,10 @@ function lookup(look: () => fs.BigIntStats): string {
  * (bench/reuse-key.mjs).
  */
 function identity(file: string): Identity {
-  return `${lookup(() => fs.lstatSync(file, { bigint: true }))} -> ${lookup(() => fs.statSync(file, { bigint: true }))}`;
+  const entry = lookup(() => fs.lstatSync(file, { bigint: true }));
+  // Only a symlink leads anywhere else; for anything else (or nothing) the second lookup would find the same.
+  const target = entry.link ? lookup(() => fs.statSync(file, { bigint: true })).text : entry.text;
+  return `${entry.text} -> ${target}`;
 }
 
 /** The host paths a launch mounts from, in the order given, without placeholders. */

@@ -64,6 +64,20 @@ describe("reuseKey", () => {
     expect(reuseKey(input({ executables: [exe] }))).not.toBe(relinked);
   });
 
+  it("differs once what an unchanged symlink leads to is replaced", () => {
+    const target = path.join(base, "target");
+    const via = path.join(base, "via");
+    fs.mkdirSync(target);
+    fs.symlinkSync(target, via);
+    // Only the link is named in the launch: the key must look through it.
+    const argv = ["/bwrap", "--ro-bind", via, "/v", "--", "/helper"];
+    const key = reuseKey(input({ argv, cgroupDir: undefined }));
+    expect(reuseKey(input({ argv, cgroupDir: undefined }))).toBe(key);
+    fs.rmdirSync(target);
+    fs.mkdirSync(target);
+    expect(reuseKey(input({ argv, cgroupDir: undefined }))).not.toBe(key);
+  });
+
   it("leaves out the placeholders the launch makes itself", () => {
     const key = reuseKey(input());
     fs.mkdirSync(stub);
