@@ -23,10 +23,17 @@ const PREWARM_PAUSE_MS = Number(process.env.BENCH_PREWARM_PAUSE_MS ?? 250);
 // The floor of any bubblewrap sandbox: namespaces, one read-only bind of the root, /dev and /proc.
 const MINIMAL_BWRAP = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "bash", "-c", "true"];
 
-const root = mkdtempSync(path.join(os.tmpdir(), "sg-bench-"));
+// The layout of a user's machine: a project that is a git repository, and a HOME beside it that no
+// writable root contains. Not under /tmp, which is itself a writable root: a HOME inside it would
+// make every protected tool directory of HOME (~/.ssh, ~/.config/git, ...) a read-only carve-out or
+// a placeholder of that root, about thirty more mounts per sandbox than on any real machine.
+// BENCH_DIR overrides where the directory is made.
+const base = process.env.BENCH_DIR ?? (existsSync("/var/tmp") ? "/var/tmp" : os.tmpdir());
+const root = mkdtempSync(path.join(base, "sg-bench-"));
 // The commands run in a project directory of their own: a workspace that contains HOME is refused.
 const work = path.join(root, "work");
 mkdirSync(work);
+if (spawnSync("git", ["init", "-q", work], { stdio: "ignore" }).status !== 0) console.log("(no git: the workspace is a plain directory)");
 const env = { PATH: process.env.PATH, HOME: path.join(root, "home"), XDG_CONFIG_HOME: path.join(root, "xdg"), SHELL: "/bin/bash" };
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -268,7 +275,7 @@ try {
   console.log(`  pre-warmed / minimal bwrap: ${warmVsBwrap.toFixed(2)}× (round by round ${perRound("prewarmed", "bwrap").toFixed(2)}×) vs target ${TARGETS.prewarmedVsBwrap}×: ${warmVsBwrap <= TARGETS.prewarmedVsBwrap ? "OK" : "over target"}; pre-warmed / --no-prewarm: ${(m.prewarmed / m.mcp).toFixed(2)}× (round by round ${perRound("prewarmed", "mcp").toFixed(2)}×)`);
   console.log(`  pre-warming server, back to back (no pause): median ${median(backToBack).toFixed(1)} ms, ${(median(backToBack) / m.bwrap).toFixed(2)}× minimal bwrap, ${(median(backToBack) / m.mcp).toFixed(2)}× --no-prewarm`);
   const load = os.loadavg()[0];
-  console.log(`(load average ${load.toFixed(1)} on ${os.cpus().length} cores; figures scale with it)`);
+  console.log(`(load average ${load.toFixed(1)} on ${os.cpus().length} cores; figures scale with it; workspace and HOME under ${base})`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
