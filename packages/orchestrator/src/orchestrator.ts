@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import { preparePipe } from "@shellgate/pty";
+import { createPipeLauncher } from "@shellgate/pty";
 import path from "node:path";
 import { parseSandboxPolicy, policyRequiresPlatformSandbox, SandboxManager, sandboxToolCacheDir } from "@shellgate/sandbox";
 import type { SandboxBackend, SandboxPolicy, SandboxPolicyInput } from "@shellgate/sandbox";
@@ -347,7 +347,8 @@ export class Orchestrator {
       ...(o.userRulesFile ? { userRulesFile: path.resolve(this.cwd, o.userRulesFile) } : {}),
     });
 
-    const spares = o.prewarmSandboxes && !o.spawnPipe ? new SparePool(preparePipe) : undefined;
+    // Spares are spawned by a launcher process, not by this one: see `createPipeLauncher`.
+    const spares = o.prewarmSandboxes && !o.spawnPipe ? new SparePool(createPipeLauncher()) : undefined;
     this.#spares = spares;
     const sessionEnv = withUnifiedExecEnv(baseEnv);
     const requestedShell = o.shell;

@@ -5,7 +5,8 @@ export type PtyErrorCode =
   | "PTY_PROCESS_EXITED"
   | "PTY_STDIN_UNAVAILABLE"
   | "PTY_STDIN_CLOSED"
-  | "PTY_UNSUPPORTED_PLATFORM";
+  | "PTY_UNSUPPORTED_PLATFORM"
+  | "PTY_LAUNCHER_UNAVAILABLE";
 
 /** Base class of every error thrown by @shellgate/pty; switch on `code`, not on the class name. */
 export class PtyError extends Error {
@@ -70,5 +71,12 @@ export class StdinClosedError extends PtyError {
 export class UnsupportedPlatformError extends PtyError {
   constructor(platform: string) {
     super("PTY_UNSUPPORTED_PLATFORM", `@shellgate/pty needs POSIX process groups; ${platform} is not supported`);
+  }
+}
+
+/** A pipe launcher (`createPipeLauncher`) is closed, could not be started, or exited while a `prepare` waited on it. */
+export class LauncherError extends PtyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("PTY_LAUNCHER_UNAVAILABLE", `pipe launcher: ${message}`, options);
   }
 }

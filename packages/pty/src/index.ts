@@ -1,5 +1,6 @@
 export { spawnPipe } from "./pipe.js";
 export { preparePipe, type PreparedPipe, type StartOptions } from "./prepared.js";
+export { createPipeLauncher, type PipeLauncher } from "./launcher.js";
 export { spawnPty } from "./pty.js";
 export { HeadTailBuffer, type TaggedBytes } from "./head-tail-buffer.js";
 export { decodeLossy } from "./decode.js";
@@ -29,5 +30,6 @@ export {
   StdinUnavailableError,
   StdinClosedError,
   UnsupportedPlatformError,
+  LauncherError,
   type PtyErrorCode,
 } from "./errors.js";

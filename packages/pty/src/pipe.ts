@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { SpawnError, StdinClosedError, StdinUnavailableError } from "./errors.js";
 import { ManagedProcess, type Driver } from "./managed.js";
 import { assertPosix, precheckSpawn } from "./precheck.js";
@@ -6,6 +7,31 @@ import { TAG_ENV } from "./proc-tree.js";
 import { nextTreeTag, registerGroup } from "./reaper.js";
 import { resolveProcessSpec, type ProcessSpec, type ResolvedSpec } from "./spec.js";
 import type { ProcessHandle } from "./types.js";
+
+/**
+ * What a pipe process is driven through: a `ChildProcess` of this process, or one that a launcher
+ * process spawned and whose streams it handed over (see launcher.ts).
+ */
+export interface PipeChild {
+  readonly pid?: number | undefined;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  /** Descriptor 3 of a prepared process is `stdio[3]`. */
+  readonly stdio: ReadonlyArray<Readable | Writable | null | undefined>;
+  /** Set before the `exit` event, like `ChildProcess`'s. */
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
+  on(event: "error", listener: (error: Error) => void): this;
+  once(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+}
+
+/** A validated spec, its process and its tree tag, as `launchDetached` (or a launcher) started it. */
+export interface Launched {
+  spec: ResolvedSpec;
+  child: PipeChild;
+  tag: string;
+}
 
 /**
  * Pipes are spawned with node:child_process rather than execa: everything execa adds (buffering,
@@ -17,7 +43,7 @@ import type { ProcessHandle } from "./types.js";
 export class PipeProcess extends ManagedProcess {
   private stdinClosed = false;
 
-  constructor(spec: ResolvedSpec, child: ChildProcess, tag: string) {
+  constructor(spec: ResolvedSpec, child: PipeChild, tag: string) {
     super(spec, child.pid as number, tag, true);
     let open = 2;
     const closed = () => {

@@ -1,7 +1,6 @@
-import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { killTree } from "./kill-tree.js";
-import { launchDetached, PipeProcess } from "./pipe.js";
+import { launchDetached, PipeProcess, type Launched, type PipeChild } from "./pipe.js";
 import { groupAlive, pidAlive } from "./proc-tree.js";
 import { unregisterGroup } from "./reaper.js";
 import { resolveProcessSpec, type ProcessSpec, type ResolvedSpec } from "./spec.js";
@@ -38,7 +37,7 @@ class Prepared implements PreparedPipe {
   #broken = false;
   readonly #exit: Promise<void>;
   #discarding: Promise<void> | undefined;
-  readonly #child: ChildProcess;
+  readonly #child: PipeChild;
   readonly #input: ProcessSpec;
   readonly #spec: ResolvedSpec;
   readonly #tag: string;
@@ -47,8 +46,7 @@ class Prepared implements PreparedPipe {
     this.#broken = true;
   };
 
-  constructor(input: ProcessSpec) {
-    const { spec, child, tag } = launchDetached(input, true);
+  constructor(input: ProcessSpec, { spec, child, tag }: Launched) {
     this.#input = input;
     this.#spec = spec;
     this.#child = child;
@@ -127,6 +125,17 @@ class Prepared implements PreparedPipe {
  * Throws `InvalidProcessSpecError` for a bad spec and `SpawnError` when it cannot be started.
  */
 export function preparePipe(spec: ProcessSpec): PreparedPipe {
+  const waiting = waitingSpec(spec);
+  return new Prepared(waiting, launchDetached(waiting, true));
+}
+
+/** `spec` without what `start` gives (timeout, signal): a waiting process has neither. */
+export function waitingSpec(spec: ProcessSpec): ProcessSpec {
   const { timeoutMs: _timeout, signal: _signal, ...waiting } = spec;
-  return new Prepared(waiting);
+  return waiting;
+}
+
+/** A prepared pipe over a process that was started elsewhere (a launcher) with descriptor 3 as `stdio[3]`. */
+export function preparedFrom(waiting: ProcessSpec, launched: Launched): PreparedPipe {
+  return new Prepared(waiting, launched);
 }

@@ -70,7 +70,7 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
         // The sandbox already ties the tree's life to ours; the watchdog would only cost a process start.
         const hostDeathWatchdog = execEnv.diesWithParent !== true;
         const pool = runtime.spares;
-        const spare = pool?.take(execEnv, { cwd: execEnv.cwd, env: execEnv.env, stdin: "ignore", hostDeathWatchdog }, {
+        const spare = await pool?.take(execEnv, { cwd: execEnv.cwd, env: execEnv.env, stdin: "ignore", hostDeathWatchdog }, {
           timeoutMs,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });

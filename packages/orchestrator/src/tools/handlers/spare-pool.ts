@@ -11,8 +11,19 @@ export interface SpareSpawnOptions {
   hostDeathWatchdog: boolean;
 }
 
-/** Spawns a process that waits for its command on descriptor 3 (default: `@shellgate/pty`'s `preparePipe`). */
-export type SparePreparer = (spec: ProcessSpec) => PreparedPipe;
+/**
+ * Spawns processes that wait for their command on descriptor 3: `@shellgate/pty`'s pipe launcher
+ * (spawned from a small process of its own, so that this one is not forked; see `createPipeLauncher`),
+ * or anything of that shape.
+ */
+export interface SparePreparer {
+  prepare(spec: ProcessSpec): PreparedPipe | Promise<PreparedPipe>;
+  /** Called once by `SparePool.close`, after the last spare is gone. */
+  close?(): Promise<void>;
+}
+
+/** How long a call waits for a spare still being prepared before it sets its sandbox up itself. */
+const REFILL_WAIT_MS = 1_000;
 
 interface Spare {
   prepared: PreparedPipe;
@@ -77,9 +88,17 @@ export class SparePool {
 
   /**
    * Runs `env`'s command in the spare when it may stand in for the spawn (see the class comment);
-   * otherwise discards the spare and returns undefined, and the caller spawns the ordinary way.
+   * otherwise discards the spare and resolves to undefined, and the caller spawns the ordinary way.
+   * A spare still being prepared is waited for (up to a second).
    */
-  take(env: ExecEnv, options: SpareSpawnOptions, start: StartOptions): SpareRun | undefined {
+  async take(env: ExecEnv, options: SpareSpawnOptions, start: StartOptions): Promise<SpareRun | undefined> {
+    // A spare still on its way is waited for: it is up sooner than a sandbox set up from scratch.
+    // Bounded, so that a launcher that stopped answering costs a call no more than this.
+    if (this.#refilling) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.#refilling, new Promise<void>((resolve) => (timer = setTimeout(resolve, REFILL_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
     const spare = this.#spare;
     this.#spare = undefined;
     if (!spare) return undefined;
@@ -115,15 +134,19 @@ export class SparePool {
         env = await prepareAgain();
         if (!env.deferred || stale()) return void (await releaseSandbox(env));
         const spawn: SpareSpawnOptions = { cwd: env.cwd, env: env.env, ...options };
-        const prepared = this.#prepare({
+        const prepared = await this.#prepare.prepare({
           argv: [...env.deferred.argv],
           cwd: spawn.cwd,
           env: { ...spawn.env },
           stdin: spawn.stdin,
           hostDeathWatchdog: spawn.hostDeathWatchdog,
         });
+        const spare = { prepared, env, key: spareKey(env.deferred.reuseKey, spawn), generation };
+        // Something ran (or the pool closed) while it was being spawned: it is not the next call's sandbox.
+        if (stale()) return this.#dropLater(spare);
+        env = undefined;
         const previous = this.#spare;
-        this.#spare = { prepared, env, key: spareKey(env.deferred.reuseKey, spawn), generation };
+        this.#spare = spare;
         if (previous) this.#dropLater(previous);
       } catch {
         // A spare is an optimisation: a failed one only means the next call spawns the ordinary way.
@@ -143,10 +166,12 @@ export class SparePool {
     await Promise.all(this.#dropping);
   }
 
-  /** Discards the spare and prepares none from now on. */
+  /** Discards the spare, prepares none from now on, and closes the preparer. */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     await this.discard();
+    await this.#prepare.close?.();
   }
 
   #dropLater(spare: Spare): void {
