@@ -29,6 +29,13 @@ process.on("message", (m) => {
   }
   const pid = child.pid;
   live.add(pid);
+  // Node starts reading a child's pipes at once; what the launcher read would be lost to the host
+  // (output a waiting process must not have written, an EOF that would close the socket before it is
+  // handed over). Nothing has been read yet in this tick: stop, and let the host's sockets read it all.
+  for (const fd of [1, 2, 3]) {
+    const h = child.stdio[fd] && child.stdio[fd]._handle;
+    if (h && typeof h.readStop === "function") h.readStop();
+  }
   child.on("exit", (code, signal) => {
     live.delete(pid);
     tell({ op: "exit", id: m.id, code, signal });

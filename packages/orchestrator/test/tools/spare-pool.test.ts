@@ -87,6 +87,12 @@ afterAll(async () => {
   for (const c of closers) await c().catch(() => undefined);
 });
 
+/** The parent pid of `pid`, from /proc. */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+}
+
 /** True while `pid` exists (a zombie included). */
 function alive(pid: number): boolean {
   try {
@@ -125,6 +131,15 @@ describe("prewarmSandboxes", () => {
     await s.orch.close();
     // Every transform's ExecEnv was cleaned up: the calls' own, the used spares' and the discarded one.
     expect(s.state.cleanups).toBe(s.state.transforms);
+  });
+
+  it("has its spares spawned by a launcher process, so that the orchestrator's own process is not forked for them", async () => {
+    const s = await setup();
+    await which(s.orch);
+    await waitFor(() => s.spares().length === 1, "the spare");
+    const parent = parentOf(s.spares()[0]!);
+    expect(parent).not.toBe(process.pid);
+    expect(parentOf(parent)).toBe(process.pid);
   });
 
   it("keeps no spare when off (the default)", async () => {
