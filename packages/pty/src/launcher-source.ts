@@ -10,8 +10,8 @@ export const LAUNCHER_SOURCE = `"use strict";
 const { spawn } = require("node:child_process");
 const live = new Set();
 const tell = (message, handle) => {
-  if (!process.connected) return;
-  try { process.send(message, handle, {}, () => {}); } catch {}
+  if (!process.connected) return false;
+  try { process.send(message, handle, {}, () => {}); return true; } catch { return false; }
 };
 process.on("message", (m) => {
   if (!m || m.op !== "spawn") return;
@@ -42,7 +42,13 @@ process.on("message", (m) => {
     finish();
   });
   tell({ op: "spawned", id: m.id, pid });
-  for (const fd of [1, 2, 3]) tell({ op: "fd", id: m.id, fd }, child.stdio[fd]);
+  for (const fd of [1, 2, 3]) {
+    if (tell({ op: "fd", id: m.id, fd }, child.stdio[fd])) continue;
+    // A process whose descriptors cannot all be handed over is of no use to the host.
+    try { process.kill(-pid, "SIGKILL"); } catch {}
+    tell({ op: "failed", id: m.id, message: "its descriptor " + fd + " could not be handed over" });
+    return;
+  }
 });
 let closing = false;
 const finish = () => { if (closing && live.size === 0) process.exit(0); };

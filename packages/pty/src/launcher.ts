@@ -64,6 +64,18 @@ class RemoteChild extends EventEmitter implements PipeChild {
   }
 }
 
+/** How long a spawn may take the launcher to answer (the pid and the three descriptors). */
+const ANSWER_TIMEOUT_MS = 10_000;
+
+/** SIGKILL to the process group `pid` leads (every launched process leads its own). */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
+}
+
 /** One `prepare` on its way: the pid and descriptors gathered until all three are here. */
 interface Request {
   program: string;
@@ -108,7 +120,15 @@ class Launcher implements PipeLauncher {
     const proc = this.#ensureProcess();
     const id = ++this.#nextId;
     return new Promise<RemoteChild>((resolve, reject) => {
-      this.#requests.set(id, { program: argv[0] as string, fds: {}, resolve, reject });
+      // A launcher that stopped answering must not leave the caller waiting for ever.
+      const timer = setTimeout(() => {
+        const request = this.#requests.get(id);
+        if (request?.pid !== undefined) killGroup(request.pid);
+        this.#fail(id, new LauncherError(`no answer to a spawn of ${JSON.stringify(argv[0])} within ${ANSWER_TIMEOUT_MS} ms`));
+      }, ANSWER_TIMEOUT_MS);
+      timer.unref();
+      const settle = { resolve: (child: RemoteChild) => (clearTimeout(timer), resolve(child)), reject: (error: Error) => (clearTimeout(timer), reject(error)) };
+      this.#requests.set(id, { program: argv[0] as string, fds: {}, ...settle });
       this.#refresh();
       proc.send({ op: "spawn", id, argv, cwd, env }, (error) => {
         if (error) this.#fail(id, new LauncherError(`cannot reach the launcher: ${error.message}`, { cause: error }));
@@ -181,11 +201,15 @@ class Launcher implements PipeLauncher {
     for (const fd of [1, 2, 3] as const) request.fds[fd]?.destroy();
   }
 
-  /** The launcher is gone: what it ran died with it (its group was killed, or bubblewrap's parent went). */
+  /**
+   * The launcher is gone. What it started is killed here (a process that does not die with its
+   * parent, as bubblewrap does, would otherwise run on unwatched) and reported as killed.
+   */
   #lost(proc: ChildProcess): void {
     if (this.#process === proc) this.#process = undefined;
     for (const [id, request] of this.#requests) {
       this.#requests.delete(id);
+      if (request.pid !== undefined) killGroup(request.pid);
       if (request.child) request.child.exited(null, "SIGKILL");
       else {
         this.#destroyFds(request);

@@ -132,17 +132,19 @@ describe("createPipeLauncher", () => {
     await expect(l.prepare(spec())).rejects.toMatchObject({ code: "PTY_LAUNCHER_UNAVAILABLE" });
   });
 
-  it("reports a running process as killed when the launcher dies, and starts a new launcher for the next", async () => {
+  it("kills what a dead launcher left (a running process, reported as killed, and a waiting one) and starts a new launcher for the next", async () => {
     const l = createPipeLauncher();
     try {
       const p = await l.prepare(spec());
+      const waiting = await l.prepare(spec("sleep 60 & sleep 60; wait"));
       const launcherPid = parentOf(p.pid);
       const h = p.start(bytes("sleep 60"))!;
       process.kill(launcherPid, "SIGKILL");
       const exit = await h.exited;
       expect(exit.signal).toBe("SIGKILL");
-      await h.terminate();
-      await waitFor(() => !alive(h.pid), 10_000, "the orphaned process to be killed");
+      // Neither dies with its parent: the host kills what the launcher left, started or waiting.
+      await waitFor(() => !alive(h.pid) && !alive(waiting.pid), 10_000, "the orphaned processes to be killed");
+      expect(waiting.alive).toBe(false);
       const next = await l.prepare(spec());
       expect(parentOf(next.pid)).not.toBe(launcherPid);
       expect((await next.start(bytes("echo again"))!.result()).stdout).toBe("again\n");
