@@ -110,6 +110,9 @@ class Launcher implements PipeLauncher {
     const proc = this.#process;
     if (!proc) return;
     const gone = new Promise<void>((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve() : proc.once("exit", () => resolve())));
+    // Held until it has gone: a host whose loop has nothing else left would otherwise exit here,
+    // in the middle of whatever its own shutdown still has to do after this.
+    proc.ref();
     // The launcher kills what it started and exits when its channel closes (see launcher-source.ts).
     if (proc.connected) proc.disconnect();
     await gone;

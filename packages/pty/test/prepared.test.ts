@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPipeLauncher, preparePipe, type PreparedPipe, type ProcessSpec } from "../src/index.js";
 import { alive, cwd, env, waitFor } from "./helpers.js";
@@ -151,6 +153,22 @@ describe("createPipeLauncher", () => {
     } finally {
       await l.close();
     }
+  });
+
+  it("keeps a host with nothing else left alive until close() is done", () => {
+    const entry = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+    const script = `
+      const { createPipeLauncher } = await import(${JSON.stringify(entry)});
+      const l = createPipeLauncher();
+      const p = await l.prepare({ argv: ["sleep", "60"], cwd: ${JSON.stringify(cwd)}, env: ${JSON.stringify(env)} });
+      console.log("prepared " + p.pid);
+      // Nothing of the launcher's is left running: only close() itself holds the host now.
+      await p.discard();
+      await l.close();
+      console.log("closed");`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 });
+    expect(out).toMatch(/^prepared \d+\nclosed\n$/);
+    expect(alive(Number(/\d+/.exec(out)![0]))).toBe(false);
   });
 
   it("refuses a spec it cannot run, naming what is wrong", async () => {
