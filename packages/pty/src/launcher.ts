@@ -2,12 +2,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import { InvalidProcessSpecError, LauncherError, SpawnError } from "./errors.js";
-import type { Launched, PipeChild } from "./pipe.js";
-import { assertPosix, precheckSpawn } from "./precheck.js";
+import { checkedSpawn, type Launched, type PipeChild } from "./pipe.js";
 import { preparedFrom, waitingSpec, type PreparedPipe } from "./prepared.js";
-import { TAG_ENV } from "./proc-tree.js";
-import { nextTreeTag, registerGroup } from "./reaper.js";
-import { resolveProcessSpec, type ProcessSpec } from "./spec.js";
+import { signalGroup, TAG_ENV } from "./proc-tree.js";
+import { registerGroup } from "./reaper.js";
+import type { ProcessSpec } from "./spec.js";
 import { LAUNCHER_SOURCE } from "./launcher-source.js";
 
 /**
@@ -67,15 +66,6 @@ class RemoteChild extends EventEmitter implements PipeChild {
 /** How long a spawn may take the launcher to answer (the pid and the three descriptors). */
 const ANSWER_TIMEOUT_MS = 10_000;
 
-/** SIGKILL to the process group `pid` leads (every launched process leads its own). */
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // gone already
-  }
-}
-
 /** One `prepare` on its way: the pid and descriptors gathered until all three are here. */
 interface Request {
   program: string;
@@ -93,12 +83,9 @@ class Launcher implements PipeLauncher {
   readonly #requests = new Map<number, Request>();
 
   async prepare(input: ProcessSpec): Promise<PreparedPipe> {
-    assertPosix();
     const waiting = waitingSpec(input);
-    const spec = resolveProcessSpec(waiting);
+    const { spec, tag } = checkedSpawn(waiting);
     if (spec.stdin !== "ignore") throw new InvalidProcessSpecError("stdin", 'a launcher\'s processes have no stdin: it must be "ignore"');
-    precheckSpawn(spec);
-    const tag = nextTreeTag();
     const child = await this.#spawn(spec.argv, spec.cwd, { ...spec.env, [TAG_ENV]: tag });
     if (spec.hostDeathWatchdog) registerGroup(child.pid);
     const launched: Launched = { spec, child, tag };
@@ -126,7 +113,7 @@ class Launcher implements PipeLauncher {
       // A launcher that stopped answering must not leave the caller waiting for ever.
       const timer = setTimeout(() => {
         const request = this.#requests.get(id);
-        if (request?.pid !== undefined) killGroup(request.pid);
+        if (request?.pid !== undefined) signalGroup(request.pid, "SIGKILL");
         this.#fail(id, new LauncherError(`no answer to a spawn of ${JSON.stringify(argv[0])} within ${ANSWER_TIMEOUT_MS} ms`));
       }, ANSWER_TIMEOUT_MS);
       timer.unref();
@@ -212,7 +199,7 @@ class Launcher implements PipeLauncher {
     if (this.#process === proc) this.#process = undefined;
     for (const [id, request] of this.#requests) {
       this.#requests.delete(id);
-      if (request.pid !== undefined) killGroup(request.pid);
+      if (request.pid !== undefined) signalGroup(request.pid, "SIGKILL");
       if (request.child) request.child.exited(null, "SIGKILL");
       else {
         this.#destroyFds(request);

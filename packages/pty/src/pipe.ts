@@ -101,14 +101,22 @@ export function spawnPipe(input: ProcessSpec): ProcessHandle {
 }
 
 /**
+ * What every detached spawn starts from, here or in a launcher: `input` validated and resolved, its
+ * cwd and program checked (a clear `SpawnError` before anything is forked), and a fresh tree tag.
+ */
+export function checkedSpawn(input: ProcessSpec): { spec: ResolvedSpec; tag: string } {
+  assertPosix();
+  const spec = resolveProcessSpec(input);
+  precheckSpawn(spec);
+  return { spec, tag: nextTreeTag() };
+}
+
+/**
  * Validates `input` and spawns it detached into its own session and process group, with the tree tag
  * and (unless the spec opts out) under the host-death watchdog; `commandPipe` adds a pipe as fd 3.
  */
 export function launchDetached(input: ProcessSpec, commandPipe: boolean): { spec: ResolvedSpec; child: ChildProcess; tag: string } {
-  assertPosix();
-  const spec = resolveProcessSpec(input);
-  precheckSpawn(spec);
-  const tag = nextTreeTag();
+  const { spec, tag } = checkedSpawn(input);
   const [program, ...args] = spec.argv as [string, ...string[]];
   let child: ChildProcess;
   try {
