@@ -33,12 +33,30 @@ const deepImport = {
 const leaf = ["user-paths", "execpolicy", "shell-detect", "sandbox", "pty", "network-proxy"];
 const backends = ["sandbox-linux", "sandbox-seatbelt", "sandbox-windows"];
 
-/** @param {string[]} forbidden @param {string} why */
-const forbid = (forbidden, why) => ({
+const leafForbidden = ["execpolicy", "shell-detect", "sandbox", "sandbox-linux", "sandbox-seatbelt", "sandbox-windows", "pty", "network-proxy", "orchestrator", "cli"];
+const leafWhy = "Leaf packages know nothing of other shellgate packages but @shellgate/user-paths (ARCHITECTURE.md, rules of the house).";
+const backendForbidden = ["execpolicy", "shell-detect", "pty", "network-proxy", "orchestrator", "cli", ...backends];
+const backendWhy = "Sandbox backends depend on @shellgate/sandbox only.";
+
+/** @param {string[]} forbidden @param {string} why @param {object[]} [paths] */
+const forbid = (forbidden, why, paths = []) => ({
   "no-restricted-imports": ["error", {
+    paths,
     patterns: [deepImport, { group: forbidden.map((n) => `@shellgate/${n}`), message: why }],
   }],
 });
+
+// The modules that plan a sandboxed run read the file system only through @shellgate/sandbox's
+// observedFs: a backend reuses a plan while every read it was made from answers the same, so a read
+// that bypassed the recording could let a stale plan through (see packages/sandbox/src/observed-fs.ts).
+const planning = {
+  sandbox: ["paths", "writable-roots", "git-carve-outs", "git-config-read", "git-config-refs", "git-config-parse", "carve-outs", "tool-homes"],
+  "sandbox-linux": ["run-view", "mount-plan", "special-files", "trusted-path", "proxy-route", "reuse-key"],
+};
+const unobservedFs = ["fs", "node:fs", "fs/promises", "node:fs/promises"].map((name) => ({
+  name,
+  message: "A module that plans a sandboxed run reads the file system only through observedFs (@shellgate/sandbox): its reads are what a reused plan is checked against.",
+}));
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/build/**", "**/node_modules/**", "**/.turbo/**", "**/fixtures/**"] },
@@ -51,17 +69,19 @@ export default tseslint.config(
   },
   {
     files: leaf.map((n) => `**/packages/${n}/**/*.{ts,js,mjs}`),
-    rules: forbid(
-      ["execpolicy", "shell-detect", "sandbox", "sandbox-linux", "sandbox-seatbelt", "sandbox-windows", "pty", "network-proxy", "orchestrator", "cli"],
-      "Leaf packages know nothing of other shellgate packages but @shellgate/user-paths (ARCHITECTURE.md, rules of the house).",
-    ),
+    rules: forbid(leafForbidden, leafWhy),
   },
   {
     files: backends.map((n) => `**/packages/${n}/**/*.{ts,js,mjs}`),
-    rules: forbid(
-      ["execpolicy", "shell-detect", "pty", "network-proxy", "orchestrator", "cli", ...backends],
-      "Sandbox backends depend on @shellgate/sandbox only.",
-    ),
+    rules: forbid(backendForbidden, backendWhy),
+  },
+  {
+    files: planning.sandbox.map((m) => `**/packages/sandbox/src/${m}.ts`),
+    rules: forbid(leafForbidden, leafWhy, unobservedFs),
+  },
+  {
+    files: planning["sandbox-linux"].map((m) => `**/packages/sandbox-linux/src/${m}.ts`),
+    rules: forbid(backendForbidden, backendWhy, unobservedFs),
   },
   {
     files: ["**/packages/orchestrator/**/*.{ts,js,mjs}"],

@@ -15,6 +15,7 @@ import {
   type SandboxPlan,
   type SandboxPolicy,
   type TransformOptions,
+  type WritableRoot,
   isPathWithin,
 } from "@shellgate/sandbox";
 import { checkCommand } from "./command.js";
@@ -40,6 +41,43 @@ import {
 } from "./process-limit.js";
 import { checkHostBinary, currentUid } from "./trusted-path.js";
 import { planSpecialFiles, specialFileArgs, SPECIAL_FILES_REFUSED_NOTE, type SpecialFilePlan } from "./special-files.js";
+import { PlanMemo, planReuseFrom, type PlanReuse } from "./plan-reuse.js";
+import type { MountPlan } from "./mount-plan.js";
+
+/** What a bubblewrap run's launch is built from, beyond its command: all of it read from the file system. */
+interface BwrapRunView {
+  roots: WritableRoot[];
+  plan: MountPlan;
+  special: SpecialFilePlan;
+  network: Awaited<ReturnType<typeof runNetwork>>;
+}
+
+/** A policy this backend enforces itself. */
+type EnforcedPolicy = Extract<SandboxPolicy, { mode: "read-only" | "workspace-write" }>;
+
+/** What a bubblewrap run knows before it looks at the file system. */
+interface BwrapRunContext {
+  report: LinuxCapabilityReport;
+  helper: string;
+  helperDir: string;
+  lockDir: string;
+  bwrapPath: string;
+  backendProtected: readonly string[];
+}
+
+/**
+ * Everything but the file system that a bubblewrap run's view is computed from, as one string:
+ * the run's cwd and environment (not its argv: the view is the same for any command), the policy
+ * and options, the backend's own paths, and this process's environment, cwd and identity (tool
+ * homes and git's config are found through the host's environment; mode bits are judged for this
+ * user).
+ */
+function viewInputs(spec: CommandSpec, policy: SandboxPolicy, opts: TransformOptions, backend: readonly unknown[]): string {
+  return JSON.stringify([
+    spec.cwd, spec.env, policy, opts, backend,
+    process.env, process.cwd(), process.getuid?.(), process.geteuid?.(), process.getgid?.(), process.getgroups?.(),
+  ]);
+}
 
 /** Options of `createLinuxSandboxBackend`. */
 export interface LinuxSandboxBackendOptions {
@@ -94,6 +132,14 @@ export interface LinuxSandboxBackendOptions {
    * server. The locks that keep a mounted placeholder from being removed work the same either way.
    */
   placeholders?: "per-run" | "per-session";
+  /**
+   * Whether a run reuses the previous run's view (writable roots, mounts, network route) when its
+   * inputs are the same and every file-system read that view was computed from answers the same
+   * again: `"on"`, `"off"`, or `"check"` (reuse and also compute afresh, failing the run with
+   * `reuse-check-failed` when they differ; for tests). Default: the `SHELLGATE_PLAN_REUSE`
+   * environment variable, else `"on"`. Only bubblewrap runs reuse a view.
+   */
+  planReuse?: PlanReuse;
 }
 
 const OptionsSchema = z.object({
@@ -104,6 +150,7 @@ const OptionsSchema = z.object({
   privateTmpSizeBytes: z.number().int().min(1024 * 1024).max(Number.MAX_SAFE_INTEGER).optional(),
   placeholderLockDir: z.string().refine((p) => path.isAbsolute(p), "must be an absolute path").optional(),
   placeholders: z.enum(["per-run", "per-session"]).optional(),
+  planReuse: z.enum(["on", "off", "check"]).optional(),
 }).strict();
 
 function validateOptions(options: LinuxSandboxBackendOptions): void {
@@ -162,6 +209,9 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
   // read from /proc once per backend once found: `isAvailable` and every `transform` ask. A cgroup
   // made there later binds what joins it wherever this process has moved since; a miss is asked again.
   let cgroupParent: ReturnType<typeof findPidsCgroupParent> | undefined;
+  const reuse = planReuseFrom(options.planReuse, process.env);
+  let memoReport: LinuxCapabilityReport | undefined;
+  let memo = new PlanMemo<BwrapRunView>(reuse);
   // One per helper and lock directory (both are fixed for a backend in practice).
   const sessions = new Map<string, SessionPlaceholders>();
   const sessionPlaceholders = (helper: string, lockDir: string): SessionPlaceholders => {
@@ -267,66 +317,93 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     // The helper binary (and the probe cache) must never be writable from inside: a command that
     // replaced the helper would run its own code as the next sandbox's enforcement step.
     const helperDir = helper ? path.dirname(helper) : undefined;
-    // Roots are computed (and so validated) before availability is judged: bad input is reported
-    // as such on every machine, not hidden behind "no sandbox here".
     // Made before the roots are computed, so that they hold it (read-only, pinned) as the existing
     // directory it is; only the bubblewrap layer has placeholders.
     const lockDir = layer === "bwrap" ? await preparePlaceholderLockDir(configuredLockDir) : undefined;
-    const roots = await runRoots(spec, policy, opts, [...extraProtected, ...(lockDir ? [lockDir] : []), ...(helperDir ? [helperDir] : [])]);
+    const backendProtected = [...extraProtected, ...(lockDir ? [lockDir] : []), ...(helperDir ? [helperDir] : [])];
+    const bwrapPath = report.bwrap.path;
+    if (layer === "bwrap" && helper && helperDir && lockDir && bwrapPath && !report.bwrap.refused) {
+      return transformBwrap(spec, policy, opts, { report, helper, helperDir, lockDir, bwrapPath, backendProtected });
+    }
+    // Roots are computed (and so validated) before availability is judged: bad input is reported
+    // as such on every machine, not hidden behind "no sandbox here".
+    const roots = await runRoots(spec, policy, opts, backendProtected);
     // A configured bubblewrap that fails the trust check is refused outright, never replaced by Landlock.
     if (report.bwrap.refused) throw new LinuxSandboxError("untrusted-binary", report.bwrap.detail);
-    if (!layer || !helper || !helperDir) {
+    if (layer !== "landlock" || !helper) {
+      if (layer === "bwrap" && helper && !bwrapPath) throw new LinuxSandboxError("unavailable", "the probe found bubblewrap usable but named no path");
       throw new SandboxUnavailableError(policy.mode, "linux", [{ backend: "linux", platform: "linux", reason: unavailableReason(report, allowWeaker) }]);
     }
-    const bwrapPath = layer === "bwrap" ? report.bwrap.path : undefined;
-    if (layer === "bwrap" && !bwrapPath) throw new LinuxSandboxError("unavailable", "the probe found bubblewrap usable but named no path");
     // Refused before anything else is checked or made: less network than asked would fail without
     // saying why, more would bypass the proxy's decisions.
-    if (layer === "landlock" && networkModeOf(policy, opts.networkProxy) === "proxy") throw new SandboxProxyUnsupportedError("linux", LANDLOCK_PROXY_REASON);
-    checkBinaries([["sandbox helper", helper], ...(bwrapPath ? [["bubblewrap binary", bwrapPath] as [string, string]] : [])], roots);
+    if (networkModeOf(policy, opts.networkProxy) === "proxy") throw new SandboxProxyUnsupportedError("linux", LANDLOCK_PROXY_REASON);
+    checkBinaries([["sandbox helper", helper]], roots);
     const { mode: networkMode, proxy } = await runNetwork(policy, opts, roots, { checkSockets: true });
-    const { safe, deferred } = splitLoaderEnv({ ...networkEnv(spec.env, proxy, networkMode), ...sandboxEnvMarkers(policy, "linux", ENV_MARKERS) });
-    const env = safe;
+    const env = runEnv(spec, policy, networkMode, proxy);
+    if (policy.deniedReadPaths.length > 0) {
+      throw new LinuxSandboxError("not-enforceable", "denied-read paths cannot be enforced by the Landlock fallback; refusing to run with them readable");
+    }
+    const exposed = roots.find((r) => isPathWithin(helper, r.root));
+    if (exposed) {
+      throw new LinuxSandboxError("not-enforceable", `the sandbox helper ${helper} lies inside the writable root ${exposed.root}, which Landlock cannot keep read-only; refusing to run`);
+    }
+    const limits = await prepareLimit("landlock");
+    const cgroup = limits.cgroup;
+    const special = planSpecialFiles({ roots, env: spec.env, privateTmp: false, layer: "landlock", landlockAbi: report.landlock.abi });
+    const argv = landlockLaunchArgv({
+      ...helperInput(helper, networkMode, proxy, opts, env.deferred), specialFileArgs: specialFileArgs(special, "landlock"), limitArgs: limits.helperArgs,
+      writableRoots: roots.map((r) => r.root), argv: spec.argv,
+      ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+    });
+    return {
+      argv, cwd: spec.cwd, env: env.safe, sandboxType: "linux", isolation: WEAKER, denialSignals: LINUX_DENIAL_SIGNALS.landlock, networkMode,
+      ...(cgroup ? { cleanup: () => cgroup.remove() } : {}),
+    };
+  }
+
+  /** The command's environment: the proxy's variables and the markers, loader variables kept apart for the helper to set. */
+  function runEnv(spec: CommandSpec, policy: SandboxPolicy, networkMode: BwrapRunView["network"]["mode"], proxy: BwrapRunView["network"]["proxy"]) {
+    return splitLoaderEnv({ ...networkEnv(spec.env, proxy, networkMode), ...sandboxEnvMarkers(policy, "linux", ENV_MARKERS) });
+  }
+
+  function helperInput(helper: string, networkMode: BwrapRunView["network"]["mode"], proxy: BwrapRunView["network"]["proxy"], opts: TransformOptions, deferredEnv: readonly string[]) {
     // On a PTY made for this run, the command becomes the terminal's foreground process group, so
     // that Ctrl-C reaches it and its jobs rather than bubblewrap or the reaper.
-    const terminal = opts.dedicatedTerminal === true;
-    const helperInput = { helperPath: helper, networkMode, ...(proxy ? { proxy } : {}), dedicatedTerminal: terminal, deferredEnv: deferred };
+    return { helperPath: helper, networkMode, ...(proxy ? { proxy } : {}), dedicatedTerminal: opts.dedicatedTerminal === true, deferredEnv };
+  }
 
-    if (layer === "landlock") {
-      if (policy.deniedReadPaths.length > 0) {
-        throw new LinuxSandboxError("not-enforceable", "denied-read paths cannot be enforced by the Landlock fallback; refusing to run with them readable");
-      }
-      const exposed = roots.find((r) => isPathWithin(helper, r.root));
-      if (exposed) {
-        throw new LinuxSandboxError("not-enforceable", `the sandbox helper ${helper} lies inside the writable root ${exposed.root}, which Landlock cannot keep read-only; refusing to run`);
-      }
-      const limits = await prepareLimit("landlock");
-      const cgroup = limits.cgroup;
-      const special = planSpecialFiles({ roots, env: spec.env, privateTmp: false, layer: "landlock", landlockAbi: report.landlock.abi });
-      const argv = landlockLaunchArgv({
-        ...helperInput, specialFileArgs: specialFileArgs(special, "landlock"), limitArgs: limits.helperArgs, writableRoots: roots.map((r) => r.root), argv: spec.argv,
-        ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
-      });
-      return {
-        argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: WEAKER, denialSignals: LINUX_DENIAL_SIGNALS.landlock, networkMode,
-        ...(cgroup ? { cleanup: () => cgroup.remove() } : {}),
-      };
+  /** The reads a bubblewrap run is built from (see `BwrapRunView`); the same order of checks as a run without reuse. */
+  async function computeBwrapView(spec: CommandSpec, policy: EnforcedPolicy, opts: TransformOptions, run: BwrapRunContext): Promise<BwrapRunView> {
+    const roots = await runRoots(spec, policy, opts, run.backendProtected);
+    checkBinaries([["sandbox helper", run.helper], ["bubblewrap binary", run.bwrapPath]], roots);
+    const network = await runNetwork(policy, opts, roots, { checkSockets: true });
+    const plan = await bwrapView(roots, spec, policy.deniedReadPaths, opts, run.helperDir);
+    const special = planSpecialFiles({ roots, env: spec.env, privateTmp: plan.privateTmp, layer: "bwrap", landlockAbi: run.report.landlock.abi });
+    return { roots, plan, special, network };
+  }
+
+  async function transformBwrap(spec: CommandSpec, policy: EnforcedPolicy, opts: TransformOptions, run: BwrapRunContext): Promise<ExecEnv> {
+    // The probe is compared by identity: a new probe is a new machine state.
+    if (memoReport !== run.report) {
+      memoReport = run.report;
+      memo = new PlanMemo(reuse);
     }
-
-    const plan = await bwrapView(roots, spec, policy.deniedReadPaths, opts, helperDir);
-    const bwrap = bwrapPath as string;
+    const inputs = viewInputs(spec, policy, opts, [run.helper, run.bwrapPath, run.lockDir, run.backendProtected, tmpSize]);
+    const { plan, special, network } = await memo.view(inputs, () => computeBwrapView(spec, policy, opts, run));
+    const { mode: networkMode, proxy } = network;
+    const env = runEnv(spec, policy, networkMode, proxy);
     const limits = await prepareLimit("bwrap");
     const cgroup = limits.cgroup;
-    const special = planSpecialFiles({ roots, env: spec.env, privateTmp: plan.privateTmp, layer: "bwrap", landlockAbi: report.landlock.abi });
     // The helper makes the placeholders when the run starts, under their locks: none exist before,
     // unless this session keeps them.
-    const session = options.placeholders === "per-session" && plan.stubs.length > 0 ? sessionPlaceholders(helper, lockDir as string) : undefined;
+    const session = options.placeholders === "per-session" && plan.stubs.length > 0 ? sessionPlaceholders(run.helper, run.lockDir) : undefined;
     await session?.hold(plan.stubs);
     // The ones the session holds exist and stay; the run makes and removes only the rest.
     const own = session ? await session.notHeld(plan.stubs) : plan.stubs;
     const { argv, deferredArgv } = bwrapLaunchArgvs({
-      ...helperInput, specialFileArgs: specialFileArgs(special, "bwrap"), limitArgs: limits.helperArgs, bwrapPath: bwrap, mounts: plan, procMount: report.bwrap.procMount,
-      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, commandFd: COMMAND_FD, placeholderLockDir: lockDir as string, ownStubs: own,
+      ...helperInput(run.helper, networkMode, proxy, opts, env.deferred), specialFileArgs: specialFileArgs(special, "bwrap"), limitArgs: limits.helperArgs,
+      bwrapPath: run.bwrapPath, mounts: plan, procMount: run.report.bwrap.procMount,
+      cwd: spec.cwd, privateTmpSizeBytes: tmpSize, argv: spec.argv, commandFd: COMMAND_FD, placeholderLockDir: run.lockDir, ownStubs: own,
       ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
     });
     const payload = encodeCommand(spec.argv);
@@ -334,19 +411,19 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       argv: deferredArgv,
       payload,
       reuseKey: reuseKey({
-        argv: deferredArgv, cwd: spec.cwd, env, placeholders: plan.stubs, executables: [helper, bwrap], ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+        argv: deferredArgv, cwd: spec.cwd, env: env.safe, placeholders: plan.stubs, executables: [run.helper, run.bwrapPath], ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
       }),
     };
     let released = false;
     const cleanup = async () => {
       if (released) return;
       released = true;
-      await Promise.all([releasePlaceholders(helper, lockDir as string, own), cgroup?.remove()]);
+      await Promise.all([releasePlaceholders(run.helper, run.lockDir, own), cgroup?.remove()]);
     };
     // bwrap runs with --die-with-parent and its own PID namespace: when the launching process dies,
     // the namespace's init is killed and the kernel kills everything in it.
     return {
-      argv, cwd: spec.cwd, env, sandboxType: "linux", isolation: bwrapIsolation(report.isolation, special), denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
+      argv, cwd: spec.cwd, env: env.safe, sandboxType: "linux", isolation: bwrapIsolation(run.report.isolation, special), denialSignals: LINUX_DENIAL_SIGNALS.bwrap,
       cleanup, diesWithParent: true, networkMode, ...(twoStep ? { deferred: twoStep } : {}),
     };
   }

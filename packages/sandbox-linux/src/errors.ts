@@ -14,7 +14,12 @@ export type LinuxSandboxFailure =
    */
   | "untrusted-binary"
   /** A backend option is malformed (e.g. `processLimit` not a positive integer or `"off"`). */
-  | "invalid-options";
+  | "invalid-options"
+  /**
+   * With plan reuse set to `check` (tests), a reused view of a run differed from the one computed
+   * afresh: a file-system read escaped the recording. A bug in shellgate; the message shows both.
+   */
+  | "reuse-check-failed";
 
 /**
  * The Linux backend could not sandbox a command. Extends the shared `SandboxBackendError`

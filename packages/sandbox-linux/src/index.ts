@@ -2,6 +2,7 @@ export {
   createLinuxSandboxBackend,
   type LinuxSandboxBackendOptions,
 } from "./backend.js";
+export { PLAN_REUSE_ENV, type PlanReuse } from "./plan-reuse.js";
 export {
   LinuxSandboxError,
   type LinuxSandboxFailure,

@@ -1,6 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
-import { UnpinnableProtectedPathError, type WritableRoot, isPathWithin } from "@shellgate/sandbox";
+import { UnpinnableProtectedPathError, type ObservedStats, type WritableRoot, isPathWithin, observedFs } from "@shellgate/sandbox";
 import { PLACEHOLDER_MODE } from "./placeholders.js";
 
 /** The filesystem view of one sandboxed run, decided from the writable roots and denied reads. */
@@ -46,9 +45,9 @@ export interface MountPlan {
 // each), which made these lookups most of a run's planning time. The event loop is held for well
 // under a millisecond.
 
-function lstatOrUndefined(p: string): fs.Stats | undefined {
+function lstatOrUndefined(p: string): ObservedStats | undefined {
   try {
-    return fs.lstatSync(p, { throwIfNoEntry: false });
+    return observedFs.lstat(p);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -66,7 +65,7 @@ function dirContents(dir: string): "empty" | "not-empty" | "gone" {
   // protected names (`.git`, `.codex`, tool directories) with few entries at their top, and setting a
   // `fs.Dir` up costs twice such a listing (24 against 12 µs for a fresh `.git`, machine E).
   try {
-    return fs.readdirSync(dir).length === 0 ? "empty" : "not-empty";
+    return observedFs.isEmptyDir(dir) ? "empty" : "not-empty";
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === "ENOENT" || code === "ENOTDIR" ? "gone" : "not-empty";
@@ -84,7 +83,7 @@ function refuseLink(protectedPath: string, link: string): never {
  * for, so that the plan (and a pre-warmed sandbox's reuse key) is the same whether or not another
  * run's placeholder is there at the moment.
  */
-function isPlaceholder(dir: string, stat: fs.Stats): boolean {
+function isPlaceholder(dir: string, stat: ObservedStats): boolean {
   return stat.isDirectory() && (stat.mode & 0o7777) === PLACEHOLDER_MODE && stat.uid === process.getuid?.() && dirContents(dir) === "empty";
 }
 
@@ -161,7 +160,9 @@ export async function planMounts(
     // Missing: nothing there to read; if the command creates it, it is the command's own data.
     const real = realpathOrUndefined(denied);
     if (real === undefined) continue;
-    const stat = fs.statSync(real);
+    const stat = observedFs.stat(real);
+    // Gone since its realpath was taken: nothing there to read, as when it was missing.
+    if (stat === undefined) continue;
     (stat.isDirectory() ? plan.maskedDirs : plan.maskedFiles).push(real);
   }
   // Inside a read-only carve-out or a hidden directory nothing can be created or renamed anyway; a
@@ -176,7 +177,7 @@ export async function planMounts(
 
 function realpathOrUndefined(p: string): string | undefined {
   try {
-    return fs.realpathSync.native(p);
+    return observedFs.realpath(p);
   } catch {
     return undefined;
   }

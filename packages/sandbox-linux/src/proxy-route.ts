@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import path from "node:path";
 import {
   InvalidSandboxPathError,
@@ -12,6 +11,7 @@ import {
   type TransformOptions,
   type WritableRoot,
   isPathWithin,
+  observedFs,
 } from "@shellgate/sandbox";
 import { LinuxSandboxError } from "./errors.js";
 
@@ -81,15 +81,15 @@ async function planProxyRoute(
     if (options.checkSockets) {
       let stat;
       try {
-        real = fs.realpathSync(file);
-        stat = fs.statSync(real);
+        real = observedFs.realpath(file);
+        stat = observedFs.stat(real);
       } catch (error) {
         throw new InvalidSandboxPathError(field, file, `cannot be read: ${(error as Error).message}`);
       }
-      if (!stat.isSocket()) throw new InvalidSandboxPathError(field, file, "is not a unix socket");
+      if (!stat?.isSocket()) throw new InvalidSandboxPathError(field, file, "is not a unix socket");
     } else {
       try {
-        real = fs.realpathSync(file);
+        real = observedFs.realpath(file);
       } catch {
         // not there (yet): checked as written
       }

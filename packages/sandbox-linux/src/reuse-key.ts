@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
+import { observedFs, type ObservedStats } from "@shellgate/sandbox";
 
 /**
  * bubblewrap options whose next argument is a host path the sandbox mounts from. Every other value
@@ -32,9 +32,10 @@ export interface ReuseKeyInput {
 type Identity = string;
 
 /** One lookup: device, inode and birth time, or the error code (a `-try` source may be missing). */
-function lookup(look: () => fs.BigIntStats): { text: string; link: boolean } {
+function lookup(look: () => ObservedStats | undefined): { text: string; link: boolean } {
   try {
     const st = look();
+    if (st === undefined) return { text: "error ENOENT", link: false };
     return { text: `${st.dev}:${st.ino}:${st.birthtimeNs}`, link: st.isSymbolicLink() };
   } catch (error) {
     return { text: `error ${(error as NodeJS.ErrnoException).code ?? "unknown"}`, link: false };
@@ -50,9 +51,9 @@ function lookup(look: () => fs.BigIntStats): { text: string; link: boolean } {
  * (bench/reuse-key.mjs).
  */
 function identity(file: string): Identity {
-  const entry = lookup(() => fs.lstatSync(file, { bigint: true }));
+  const entry = lookup(() => observedFs.lstat(file));
   // Only a symlink leads anywhere else; for anything else (or nothing) the second lookup would find the same.
-  const target = entry.link ? lookup(() => fs.statSync(file, { bigint: true })).text : entry.text;
+  const target = entry.link ? lookup(() => observedFs.stat(file)).text : entry.text;
   return `${entry.text} -> ${target}`;
 }
 

@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import {
   computeWritableRoots,
   InvalidSandboxPathError,
@@ -7,6 +6,7 @@ import {
   type TransformOptions,
   type WritableRoot,
   isPathWithin,
+  observedFs,
 } from "@shellgate/sandbox";
 import { planMounts, type MountPlan } from "./mount-plan.js";
 
@@ -39,7 +39,7 @@ export async function bwrapView(roots: readonly WritableRoot[], spec: CommandSpe
   // Synchronous, like the plan's own lookups (see mount-plan.ts).
   let realCwd = spec.cwd;
   try {
-    realCwd = fs.realpathSync.native(spec.cwd);
+    realCwd = observedFs.realpath(spec.cwd);
   } catch {
     // missing here: compared as written
   }

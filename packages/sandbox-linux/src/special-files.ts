@@ -1,6 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
-import { isPathWithin, type WritableRoot } from "@shellgate/sandbox";
+import { isPathWithin, observedFs, type WritableRoot } from "@shellgate/sandbox";
 
 /**
  * Where a run may create FIFOs, unix sockets and device nodes. A FIFO left where the host reads
@@ -30,7 +29,7 @@ export const SPECIAL_FILES_REFUSED_NOTE =
 function realOrUndefined(p: string | undefined): string | undefined {
   if (!p || !path.isAbsolute(p)) return undefined;
   try {
-    return fs.realpathSync.native(p);
+    return observedFs.realpath(p);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
+import { observedFs } from "@shellgate/sandbox";
 
 /** The parts of `fs.Stats` the trust check reads; injectable so the rules can be unit-tested. */
 export interface TrustStat {
@@ -17,8 +17,12 @@ export interface TrustFs {
 }
 
 const nodeFs: TrustFs = {
-  lstat: (file) => fs.lstatSync(file),
-  readlink: (file) => fs.readlinkSync(file),
+  lstat: (file) => {
+    const st = observedFs.lstat(file);
+    if (st) return st;
+    throw Object.assign(new Error(`ENOENT: no such file or directory, lstat '${file}'`), { code: "ENOENT" });
+  },
+  readlink: (file) => observedFs.readlink(file),
 };
 
 /** Who may own a host binary and every directory on the way to it. */

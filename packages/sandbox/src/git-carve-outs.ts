@@ -1,9 +1,9 @@
-import fs from "node:fs";
 import path from "node:path";
 import { gitGlobalConfigFiles } from "@shellgate/user-paths";
 import { SandboxNotRegularFileError, type GitConfigOrigin } from "./errors.js";
 import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js";
 import { expandGitPath, readGitConfigChain, type GitConfigReadContext } from "./git-config-read.js";
+import { observedFs, type ObservedEntry } from "./observed-fs.js";
 import { lstatIfReachable, lstatOrUndefined, readRegularFileSync, traceSymlinks, type LstatCache } from "./paths.js";
 
 /**
@@ -81,14 +81,14 @@ function submodulesOf(common: string, ctx: GitConfigReadContext): Repository[] {
   const found: Repository[] = [];
   const visit = (dir: string, depth: number) => {
     if (depth > MAX_SUBMODULE_DEPTH || found.length >= MAX_SUBMODULES) return;
-    let entries: fs.Dirent[];
+    let entries: ObservedEntry[];
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      entries = observedFs.readdir(dir);
     } catch {
       return;
     }
     for (const entry of entries) {
-      if (!entry.isDirectory() || found.length >= MAX_SUBMODULES) continue;
+      if (!entry.isDirectory || found.length >= MAX_SUBMODULES) continue;
       const gitdir = path.join(dir, entry.name);
       if (!lstatOrUndefined(path.join(gitdir, "HEAD"))?.isFile()) {
         visit(gitdir, depth + 1);

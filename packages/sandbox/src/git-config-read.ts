@@ -1,8 +1,8 @@
-import fs from "node:fs";
 import path from "node:path";
 import { GitConfigUnreadableError, UnpinnableProtectedPathError, type GitConfigOrigin } from "./errors.js";
 import { parseGitConfig, type GitConfigEntry } from "./git-config-parse.js";
 import { gitConfigKey as keyOf, gitConfigReferences } from "./git-config-refs.js";
+import { OPEN_FLAGS, observedFs, type ObservedFile, type ObservedStats } from "./observed-fs.js";
 import { traceSymlinks, type LstatCache } from "./paths.js";
 
 /** Largest config file read; git's own files are a few kilobytes, and a bigger one is refused, not truncated. */
@@ -14,11 +14,7 @@ const MAX_GIT_INCLUDE_DEPTH = 10;
 /** Config files read for one computation at most (includes fan out); beyond it the run is refused. */
 const MAX_GIT_CONFIG_FILES = 64;
 
-const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
-const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
-const O_NOCTTY = fs.constants.O_NOCTTY ?? 0;
-
-function kindOf(stat: fs.Stats): string {
+function kindOf(stat: ObservedStats): string {
   if (stat.isFIFO()) return "a FIFO";
   if (stat.isDirectory()) return "a directory";
   if (stat.isSocket()) return "a socket";
@@ -36,9 +32,9 @@ function kindOf(stat: fs.Stats): string {
  * @throws GitConfigUnreadableError for anything but a regular file, or one larger than `MAX_GIT_CONFIG_BYTES`.
  */
 function readRegularFileNoFollow(real: string, shown: string): string | undefined {
-  let fd: number;
+  let read: ObservedFile;
   try {
-    fd = fs.openSync(real, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    read = observedFs.readFile(real, OPEN_FLAGS.O_RDONLY | OPEN_FLAGS.O_NOFOLLOW | OPEN_FLAGS.O_NONBLOCK | OPEN_FLAGS.O_NOCTTY, MAX_GIT_CONFIG_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "EACCES" || code === "EPERM") return undefined;
@@ -46,23 +42,12 @@ function readRegularFileNoFollow(real: string, shown: string): string | undefine
     if (code === "ENXIO") throw new GitConfigUnreadableError(shown, "it is a socket");
     throw new GitConfigUnreadableError(shown, `cannot be opened (${code ?? String(error)})`, undefined, { cause: error });
   }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw new GitConfigUnreadableError(shown, `it is ${kindOf(stat)}, not a regular file`);
-    if (stat.size > MAX_GIT_CONFIG_BYTES) throw new GitConfigUnreadableError(shown, `it is larger than ${MAX_GIT_CONFIG_BYTES} bytes`);
-    const buffer = Buffer.alloc(Math.min(stat.size + 1, MAX_GIT_CONFIG_BYTES + 1));
-    let length = 0;
-    for (;;) {
-      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > MAX_GIT_CONFIG_BYTES) throw new GitConfigUnreadableError(shown, `it is larger than ${MAX_GIT_CONFIG_BYTES} bytes`);
-      if (length === buffer.length) break;
-    }
-    return buffer.subarray(0, length).toString("utf8");
-  } finally {
-    fs.closeSync(fd);
+  if (read.text === undefined) throw new GitConfigUnreadableError(shown, `it is ${kindOf(read.stats)}, not a regular file`);
+  // A file that grew while it was read counts by what was read.
+  if (read.size > MAX_GIT_CONFIG_BYTES || read.bytes > MAX_GIT_CONFIG_BYTES) {
+    throw new GitConfigUnreadableError(shown, `it is larger than ${MAX_GIT_CONFIG_BYTES} bytes`);
   }
+  return read.text;
 }
 
 /** One setting of a config file, with the file (as git would name it) it came from. */

@@ -71,6 +71,16 @@ export {
   type RepositoryScan,
   type RepositoryScanOptions,
 } from "./new-repositories.js";
+export {
+  OPEN_FLAGS,
+  type ObservedEntry,
+  type ObservedFile,
+  ObservedStats,
+  type Observations,
+  observationsHold,
+  observedFs,
+  recordObservations,
+} from "./observed-fs.js";
 export { isPathWithin, readRegularFileSync, traceSymlinks, type LstatCache, type TracedPath } from "./paths.js";
 export { SandboxManager, type BackendChoice, type BackendReport, type SandboxManagerOptions } from "./manager.js";
 export {

@@ -1,6 +1,6 @@
-import fs from "node:fs";
 import path from "node:path";
 import { SandboxNotRegularFileError } from "./errors.js";
+import { OPEN_FLAGS, observedFs, type ObservedFile, type ObservedStats } from "./observed-fs.js";
 
 // The lookups here are synchronous on purpose. Planning a run examines a few dozen local paths (the
 // roots, their metadata names, every component of the protected paths): a synchronous lstat costs a
@@ -35,9 +35,9 @@ function isMissing(error: unknown): boolean {
 }
 
 /** `lstat` that answers `undefined` for a missing path instead of throwing. */
-export function lstatOrUndefined(p: string): fs.Stats | undefined {
+export function lstatOrUndefined(p: string): ObservedStats | undefined {
   try {
-    return fs.lstatSync(p, { throwIfNoEntry: false });
+    return observedFs.lstat(p);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -49,7 +49,7 @@ export function lstatOrUndefined(p: string): fs.Stats | undefined {
  * search). For files another program of the same user looks up, git's configuration above all: git
  * skips a config file it is denied, and the sandboxed command, the same user, cannot reach it either.
  */
-export function lstatIfReachable(p: string): fs.Stats | undefined {
+export function lstatIfReachable(p: string): ObservedStats | undefined {
   try {
     return lstatOrUndefined(p);
   } catch (error) {
@@ -62,8 +62,8 @@ export function lstatIfReachable(p: string): fs.Stats | undefined {
 /** `realpath` + `stat` that answers `undefined` when the path (or its target) does not exist. */
 export function realDirectoryOrUndefined(p: string): string | undefined {
   try {
-    const real = fs.realpathSync.native(p);
-    return fs.statSync(real).isDirectory() ? real : undefined;
+    const real = observedFs.realpath(p);
+    return observedFs.stat(real)?.isDirectory() ? real : undefined;
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -101,14 +101,14 @@ export interface TracedPath {
 }
 
 /** `lstat` results shared by the traces of one computation (the paths share most of their components). */
-export type LstatCache = Map<string, fs.Stats | undefined>;
+export type LstatCache = Map<string, ObservedStats | undefined>;
 
 /** `lstat` through `cache`; undefined for a path that cannot be examined. */
-function cachedLstat(p: string, cache: LstatCache | undefined): fs.Stats | undefined {
+function cachedLstat(p: string, cache: LstatCache | undefined): ObservedStats | undefined {
   if (cache?.has(p)) return cache.get(p);
-  let stat: fs.Stats | undefined;
+  let stat: ObservedStats | undefined;
   try {
-    stat = fs.lstatSync(p, { throwIfNoEntry: false });
+    stat = observedFs.lstat(p);
   } catch {
     stat = undefined;
   }
@@ -170,7 +170,7 @@ export function traceSymlinks(p: string, cache?: LstatCache): TracedPath {
     }
     let target: string;
     try {
-      target = fs.readlinkSync(next);
+      target = observedFs.readlink(next);
     } catch {
       // Replaced between lstat and readlink: treat it as the missing path it now may be.
       missing = true;
@@ -185,7 +185,7 @@ export function traceSymlinks(p: string, cache?: LstatCache): TracedPath {
 }
 
 /** What `stat` says sits at a path, in words. */
-function kindOf(st: fs.Stats): string {
+function kindOf(st: ObservedStats): string {
   if (st.isFIFO()) return "FIFO";
   if (st.isSocket()) return "socket";
   if (st.isCharacterDevice()) return "character device";
@@ -204,23 +204,18 @@ function kindOf(st: fs.Stats): string {
  */
 export function readRegularFileSync(file: string, options: { followLinks?: boolean } = {}): string {
   const follow = options.followLinks !== false;
-  const flags = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (follow ? 0 : (fs.constants.O_NOFOLLOW ?? 0));
-  let fd: number;
+  const flags = OPEN_FLAGS.O_RDONLY | OPEN_FLAGS.O_NONBLOCK | (follow ? 0 : OPEN_FLAGS.O_NOFOLLOW);
+  let read: ObservedFile;
   try {
-    fd = fs.openSync(file, flags);
+    read = observedFs.readFile(file, flags, Number.MAX_SAFE_INTEGER);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENXIO" || (code === "ELOOP" && !follow)) {
-      const st = follow ? fs.statSync(file, { throwIfNoEntry: false }) : fs.lstatSync(file, { throwIfNoEntry: false });
+      const st = follow ? observedFs.stat(file) : observedFs.lstat(file);
       if (st && !st.isFile()) throw new SandboxNotRegularFileError(file, kindOf(st));
     }
     throw error;
   }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new SandboxNotRegularFileError(file, kindOf(st));
-    return fs.readFileSync(fd, "utf8");
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (read.text === undefined) throw new SandboxNotRegularFileError(file, kindOf(read.stats));
+  return read.text;
 }

@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
+import { observedFs, type ObservedStats } from "./observed-fs.js";
 import { isPathWithin, traceSymlinks, type LstatCache } from "./paths.js";
 
 /**
@@ -197,7 +197,7 @@ function identity(): Identity | undefined {
  * group and other as an unprivileged process is: root's capability to override them does not carry
  * into the sandbox's user namespace.
  */
-function modeGrants(st: fs.Stats, bits: number, who: Identity | undefined): boolean {
+function modeGrants(st: ObservedStats, bits: number, who: Identity | undefined): boolean {
   if (who === undefined) return true;
   const shift = st.uid === who.uid ? 6 : who.gids.has(st.gid) ? 3 : 0;
   return ((st.mode >> shift) & bits) === bits;
@@ -210,11 +210,11 @@ function modeGrants(st: fs.Stats, bits: number, who: Identity | undefined): bool
  * sandbox could not find it to mount it).
  */
 function reachable(p: string, who: Identity | undefined, cache: LstatCache): boolean {
-  const lstat = (q: string): fs.Stats | undefined => {
+  const lstat = (q: string): ObservedStats | undefined => {
     if (cache.has(q)) return cache.get(q);
-    let st: fs.Stats | undefined;
+    let st: ObservedStats | undefined;
     try {
-      st = fs.lstatSync(q, { throwIfNoEntry: false });
+      st = observedFs.lstat(q);
     } catch {
       st = undefined;
     }

@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import path from "node:path";
 import { InvalidSandboxPathError, InvalidSandboxPolicyError, UnpinnableProtectedPathError, type GitConfigOrigin } from "./errors.js";
 import { SandboxPolicySchema, type SandboxPolicy } from "./policy.js";
@@ -6,6 +5,7 @@ import { metadataCarveOuts } from "./carve-outs.js";
 import { gitCarveOuts } from "./git-carve-outs.js";
 import { toolHomeCarveOuts } from "./tool-homes.js";
 import { firstZodIssue } from "./zod-issues.js";
+import { observedFs } from "./observed-fs.js";
 import { isPathWithin, outermostPaths, realDirectoryOrUndefined, traceSymlinks, type LstatCache } from "./paths.js";
 
 /** A directory the sandboxed command may write to, minus the subpaths that stay read-only. */
@@ -71,12 +71,12 @@ function requireDirectory(field: string, p: unknown): string {
   if (!path.isAbsolute(p)) throw new InvalidSandboxPathError(field, p, "must be an absolute path");
   let real: string;
   try {
-    real = fs.realpathSync.native(p);
+    real = observedFs.realpath(p);
   } catch {
     throw new InvalidSandboxPathError(field, p, "does not exist");
   }
-  const stat = fs.statSync(real);
-  if (!stat.isDirectory()) throw new InvalidSandboxPathError(field, p, "is not a directory");
+  const stat = observedFs.stat(real);
+  if (!stat?.isDirectory()) throw new InvalidSandboxPathError(field, p, "is not a directory");
   return real;
 }
 

@@ -12,6 +12,8 @@ import {
   traceSymlinks,
   type GitConfigEntry,
   type LstatCache,
+  type ObservedStats,
+  observedFs,
   type SandboxPolicy,
   type WritableRoot,
 } from "@shellgate/sandbox";
@@ -89,9 +91,9 @@ export async function sandboxWritable(
 /** lstat results of one check (a call looks up the same directories many times: PATH, git's walk). */
 let lstatCache: LstatCache | undefined;
 
-function lstatCached(p: string): fs.Stats | undefined {
+function lstatCached(p: string): ObservedStats | undefined {
   if (lstatCache?.has(p)) return lstatCache.get(p);
-  const stat = fs.lstatSync(p, { throwIfNoEntry: false });
+  const stat = observedFs.lstat(p);
   lstatCache?.set(p, stat);
   return stat;
 }
