@@ -1,14 +1,15 @@
 // Benchmark: grammar load (fresh processes) and splitting a 1 KB script (after warm-up), for bash and
 // for PowerShell (the same script text, which both read as the same commands).
 // Run `npx tsc -b` first; this imports the built package. Targets: split p50 <= 1 ms, load <= 150 ms,
-// and the PowerShell split costs no more than the bash split (ratio <= 1).
+// and the PowerShell split costs no more than the bash split (ratio <= 1). Last, a few plain-word
+// scripts (`git status`) split with the shortcut that skips the parser against the parser-only split.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import os from "node:os";
 
 const dist = new URL("../dist/index.js", import.meta.url);
-const { splitShellCommand, preloadBashGrammar, preloadPowerShellGrammar } = await import(dist.href);
+const { splitShellCommand, splitScript, preloadBashGrammar, preloadPowerShellGrammar } = await import(dist.href);
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -82,11 +83,11 @@ const pwsh = (x) => ["pwsh", "-NoProfile", "-Command", x];
 const psPlain = await measure(script, 2000, pwsh);
 // The ratio from interleaved bursts (bash, PowerShell, bash, ...), so that load from other processes
 // falls on both alike: the median over rounds of each burst's p50.
-const burstP50 = async (argv, n) => {
+const burstP50 = async (arg, n, split = splitShellCommand) => {
   const times = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    await splitShellCommand(argv);
+    await split(arg);
     times.push(performance.now() - t);
   }
   return quantile(times, 0.5);
@@ -132,4 +133,47 @@ console.log(`PowerShell split of the same 1 KB script (${psCheck.kind === "plain
 console.log(`  parse alone p50: PowerShell ${psParse.toFixed(3)} ms vs bash ${bashParse.toFixed(3)} ms = ${ratio(psParse, bashParse)}; PowerShell walk ≈ ${(psPlain.p50 - psParse).toFixed(3)} ms, bash walk ≈ ${(plain.p50 - bashParse).toFixed(3)} ms`);
 console.log(`PowerShell split, not plain by the character check ($ in the middle) p50: ${psRejected.p50.toFixed(3)} ms vs bash ${rejected.p50.toFixed(3)} ms = ${ratio(psRejected.p50, rejected.p50)}`);
 console.log(`PowerShell split, not plain by the tree walk (${psTreeReason.kind === "not-plain" ? psTreeReason.reason : "?"}) p50: ${psTreeRejected.p50.toFixed(3)} ms vs bash ${rejected.p50.toFixed(3)} ms = ${ratio(psTreeRejected.p50, rejected.p50)}`);
+// 3. Plain-word scripts, the commonest agent command: splitScript (which skips the parser for them)
+// against the parser-only split, interleaved in bursts as above so that outside load falls on both.
+const { splitScriptByParser } = await import(new URL("../dist/split.js", import.meta.url).href);
+const WORD_SCRIPTS = ["true", "git status", "ls -la src", "npm test"];
+const wordRows = [];
+for (const s of WORD_SCRIPTS) {
+  const fast = await splitScript(s);
+  const same = fast.kind === "plain" && JSON.stringify(fast) === JSON.stringify(await splitScriptByParser(s));
+  for (let i = 0; i < 300; i++) {
+    await splitScript(s);
+    await splitScriptByParser(s);
+  }
+  const r = { fast: [], parser: [] };
+  for (let k = 0; k < 15; k++) {
+    r.fast.push(await burstP50(s, 200, splitScript));
+    r.parser.push(await burstP50(s, 200, splitScriptByParser));
+  }
+  wordRows.push({ s, same, fast: quantile(r.fast, 0.5), parser: quantile(r.parser, 0.5) });
+}
+// The same in a process whose grammar is loaded but whose split code has never run (a pre-warmed
+// launcher's first command): the first and second calls, in fresh processes, alternating the two.
+const cold = { splitScript: [], splitScriptByParser: [] };
+for (let i = 0; i < 11; i++) {
+  for (const fn of Object.keys(cold)) {
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", `
+      const m = await import(${JSON.stringify(new URL("../dist/split.js", import.meta.url).href)});
+      await (await import(${JSON.stringify(dist.href)})).preloadBashGrammar();
+      let t = performance.now(); await m.${fn}("git status"); const first = performance.now() - t;
+      t = performance.now(); await m.${fn}("ls -la src"); const second = performance.now() - t;
+      console.log(JSON.stringify({ first, second }));`], { encoding: "utf8" });
+    cold[fn].push(JSON.parse(out));
+  }
+}
+const coldP50 = (fn, k) => quantile(cold[fn].map((x) => x[k]), 0.5);
+
 console.log("peer: the Codex CLI does not expose its script splitter as a command, so no direct ratio; figures are against the targets only");
+for (const { s, same, fast, parser } of wordRows) {
+  console.log(`plain words ${JSON.stringify(s)} (same split both ways: ${same}), median of 15 bursts' p50: shortcut ${(fast * 1000).toFixed(2)} µs vs parser ${(parser * 1000).toFixed(2)} µs = ${ratio(fast, parser)}`);
+}
+for (const [k, what] of [["first", 'first split ("git status")'], ["second", 'second split ("ls -la src")']]) {
+  const fast = coldP50("splitScript", k);
+  const parser = coldP50("splitScriptByParser", k);
+  console.log(`plain words, ${what} after the grammar load (fresh process, p50 of ${cold.splitScript.length}): shortcut ${(fast * 1000).toFixed(0)} µs vs parser ${(parser * 1000).toFixed(0)} µs = ${ratio(fast, parser)}`);
+}

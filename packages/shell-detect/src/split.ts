@@ -1,7 +1,8 @@
-import type { Point, Tree, TreeCursor } from "web-tree-sitter";
+import type { Parser, Point, Tree, TreeCursor } from "web-tree-sitter";
 import { z } from "zod";
 import { InvalidShellArgumentError } from "./errors.js";
 import { bashParser } from "./grammar.js";
+import { splitPlainWords } from "./plain-words.js";
 import { CMD_REASON, isCmdInvocation, powerShellInvocation } from "./powershell-invocation.js";
 import { splitPowerShellScript } from "./powershell-split.js";
 import { trustedShellType } from "./shell-type.js";
@@ -166,18 +167,17 @@ export const MAX_SPLIT_SCRIPT_CHARS = 64 * 1024;
 /** Control whitespace that tree-sitter-bash skips as blank but bash keeps inside a word. */
 export const CONTROL_BLANKS = /[\r\v\f]/;
 
-/**
- * Split a bash script into its plain commands, or say why it is not plain. Exposed for callers that
- * already hold a script (the argv form {@link splitShellCommand} is what admission uses).
- * @throws GrammarLoadError when the grammar cannot be loaded.
- */
-export async function splitScript(script: string): Promise<SplitResult> {
-  const parser = await bashParser();
+/** The refusals every bash split makes before reading the script: too long, or a control blank in it. */
+function refuseUnsplittable(script: string): SplitResult | undefined {
   if (script.length > MAX_SPLIT_SCRIPT_CHARS) {
     return { kind: "not-plain", reason: `script too long to split (${script.length} > ${MAX_SPLIT_SCRIPT_CHARS} characters)` };
   }
   const blank = CONTROL_BLANKS.exec(script);
   if (blank) return { kind: "not-plain", reason: `control character ${JSON.stringify(blank[0])} (bash keeps it inside a word; the parser would not)` };
+  return undefined;
+}
+
+function splitParsed(parser: Parser, script: string): SplitResult {
   const tree = parser.parse(script);
   if (!tree) return { kind: "not-plain", reason: "the parser returned no tree" };
   try {
@@ -196,6 +196,28 @@ export async function splitScript(script: string): Promise<SplitResult> {
   } finally {
     tree.delete();
   }
+}
+
+/**
+ * Split a bash script into its plain commands, or say why it is not plain. Exposed for callers that
+ * already hold a script (the argv form {@link splitShellCommand} is what admission uses).
+ * @throws GrammarLoadError when the grammar cannot be loaded.
+ */
+export async function splitScript(script: string): Promise<SplitResult> {
+  // Loaded even when the parse is skipped, so that a missing grammar fails every call alike.
+  const parser = await bashParser();
+  // Most scripts agents send are a few plain words (`git status`); their split needs no parse.
+  return refuseUnsplittable(script) ?? splitPlainWords(script) ?? splitParsed(parser, script);
+}
+
+/**
+ * {@link splitScript} without the plain-words shortcut: every script goes through the parser. What the
+ * shortcut returns must equal what this returns, which the tests and the benchmark compare.
+ * @internal Not part of the package's API.
+ */
+export async function splitScriptByParser(script: string): Promise<SplitResult> {
+  const parser = await bashParser();
+  return refuseUnsplittable(script) ?? splitParsed(parser, script);
 }
 
 /** Checks argv shape: `[trusted bash|zsh|sh, "-c"|"-lc", script]`, exactly three elements. */
