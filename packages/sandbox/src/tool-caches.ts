@@ -100,16 +100,24 @@ export interface ToolCacheRun {
 
 /** The caller's own directory, made (0700) if missing: a directory, not a link, ours, no access for others. */
 function ensurePrivateDir(dir: string): string | undefined {
-  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
-  try {
-    fs.mkdirSync(dir, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  // Opened without following a link, so the checks and the chmod apply to the entry itself.
+  // Opened without following a link, so the checks and the chmod apply to the entry itself. Tried
+  // first: the directory is there on every run but the first, and making it first would cost every
+  // run a failed mkdir (an exception) and a walk of its parents.
+  const open = () => fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
   let fd: number;
   try {
-    fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+    try {
+      fd = open();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
+      try {
+        fs.mkdirSync(dir, { mode: 0o700 });
+      } catch (made) {
+        if ((made as NodeJS.ErrnoException).code !== "EEXIST") throw made;
+      }
+      fd = open();
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOOP" || code === "ENOTDIR") return "is not a directory (a symbolic link or a file)";
