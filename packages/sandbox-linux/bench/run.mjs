@@ -4,7 +4,8 @@
 //  2. `shellgate sandbox -- /bin/true` median wall <= 0.7x `codex sandbox -- /bin/true`;
 //  3. the proxy relay of a proxy-routed run: >= 50 % of loopback throughput over 100 MB, <= 2 ms
 //     added per small request (bench/proxy-relay.mjs).
-// Also the start-up profile of a sandboxed run (bench/start-profile.mjs; BENCH_START_PROFILE=0 skips it).
+// Also the start-up profile of a sandboxed run (bench/start-profile.mjs; BENCH_START_PROFILE=0 skips it)
+// and what plan reuse saves a transform (bench/plan-reuse.mjs).
 // Runs are interleaved so machine load hits both sides alike. BENCH_RUNS overrides the counts.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -15,6 +16,7 @@ import { parseSandboxPolicy } from "@shellgate/sandbox";
 import { createLinuxSandboxBackend, probeLinuxSandbox } from "../dist/index.js";
 import { benchProxyRelay } from "./proxy-relay.mjs";
 import { benchStartProfile } from "./start-profile.mjs";
+import { benchPlanReuse } from "./plan-reuse.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The committed launcher users run (npm links it): it runs the CLI bundle (cli/dist/bundle/) when built.
@@ -103,6 +105,8 @@ try {
 
   // Where the start-up goes (no target: the parts' costs, for whoever makes it cheaper).
   if (process.env.BENCH_START_PROFILE !== "0") await benchStartProfile(backend, policy, { ws, runs: runs || 30, sessionBackend: createLinuxSandboxBackend({ placeholders: "per-session" }) });
+
+  await benchPlanReuse({ runs: runs || 30 });
 
   // 2. CLI wall time against codex
   const n2 = runs || 10;
