@@ -10,6 +10,9 @@ import {
   UNSANDBOXED,
   type BackendAvailability,
   type CommandSpec,
+  type DeferredStandIn,
+  observationsHold,
+  recordObservations,
   type ExecEnv,
   type SandboxBackend,
   type SandboxPlan,
@@ -41,7 +44,7 @@ import {
 } from "./process-limit.js";
 import { checkHostBinary, currentUid } from "./trusted-path.js";
 import { planSpecialFiles, specialFileArgs, SPECIAL_FILES_REFUSED_NOTE, type SpecialFilePlan } from "./special-files.js";
-import { PlanMemo, planReuseFrom, type PlanReuse } from "./plan-reuse.js";
+import { PlanMemo, PLAN_REUSE_ENV, planReuseFrom, type PlanReuse } from "./plan-reuse.js";
 import type { MountPlan } from "./mount-plan.js";
 
 /** What a bubblewrap run's launch is built from, beyond its command: all of it read from the file system. */
@@ -388,8 +391,10 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       memoReport = run.report;
       memo = new PlanMemo(reuse);
     }
-    const inputs = viewInputs(spec, policy, opts, [run.helper, run.bwrapPath, run.lockDir, run.backendProtected, tmpSize]);
-    const { plan, special, network } = await memo.view(inputs, () => computeBwrapView(spec, policy, opts, run));
+    const backendInputs = [run.helper, run.bwrapPath, run.lockDir, run.backendProtected, tmpSize];
+    const inputs = viewInputs(spec, policy, opts, backendInputs);
+    const view = await memo.view(inputs, () => computeBwrapView(spec, policy, opts, run));
+    const { plan, special, network } = view.value;
     const { mode: networkMode, proxy } = network;
     const env = runEnv(spec, policy, networkMode, proxy);
     const limits = await prepareLimit("bwrap");
@@ -407,14 +412,46 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
       ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
     });
     const payload = encodeCommand(spec.argv);
+    // The key's lookups are recorded too: a stand-in (below) checks them again instead of making the key anew.
+    const stopKey = recordObservations();
+    let key: string;
+    try {
+      key = reuseKey({
+        argv: deferredArgv, cwd: spec.cwd, env: env.safe, placeholders: plan.stubs, executables: [run.helper, run.bwrapPath], ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+      });
+    } catch (error) {
+      stopKey();
+      throw error;
+    }
+    const keyObservations = stopKey();
+    let released = false;
+    const standIn = async (s: CommandSpec, p: SandboxPolicy, o: TransformOptions): Promise<DeferredStandIn | undefined> => {
+      if (released || viewInputs(s, p, o, backendInputs) !== inputs || (await probe()) !== run.report) return undefined;
+      const command = encodeCommand(s.argv);
+      if (!command || deferredArgv.at(-2) !== "--command-fd") return undefined;
+      try {
+        await checkCommand(s);
+      } catch {
+        // A transform would fail on it: the caller transforms, and reports that.
+        return undefined;
+      }
+      if (!observationsHold(view.observations) || !observationsHold(keyObservations)) return undefined;
+      const found = { argv: [...deferredArgv.slice(0, -2), "--", ...s.argv], payload: command };
+      if (reuse === "check") {
+        const fresh = await transform(s, p, o);
+        await fresh.cleanup?.();
+        if (fresh.deferred?.reuseKey !== key) {
+          throw new LinuxSandboxError("reuse-check-failed", `a waiting sandbox stood in for a run whose transform now has another reuse key (${PLAN_REUSE_ENV}=check): waiting ${key}, now ${fresh.deferred?.reuseKey}`);
+        }
+      }
+      return found;
+    };
     const twoStep = payload && {
       argv: deferredArgv,
       payload,
-      reuseKey: reuseKey({
-        argv: deferredArgv, cwd: spec.cwd, env: env.safe, placeholders: plan.stubs, executables: [run.helper, run.bwrapPath], ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
-      }),
+      reuseKey: key,
+      ...(reuse === "off" ? {} : { reuseFor: standIn }),
     };
-    let released = false;
     const cleanup = async () => {
       if (released) return;
       released = true;

@@ -41,25 +41,34 @@ export class PlanMemo<T> {
     this.#mode = mode;
   }
 
-  /** The view for `inputs`: the last one if it still holds, else `compute()`'s (then kept). */
-  async view(inputs: string, compute: () => Promise<T>): Promise<T> {
-    if (this.#mode === "off") return compute();
+  /**
+   * The view for `inputs`: the last one if it still holds, else `compute()`'s (then kept), with the
+   * reads it was made from (to check again later, see `observationsHold`).
+   */
+  async view(inputs: string, compute: () => Promise<T>): Promise<{ value: T; observations: Observations }> {
+    if (this.#mode === "off") return this.#record(compute);
     const entry = this.#entry;
     if (entry && entry.inputs === inputs && observationsHold(entry.observations)) {
       const reused = structuredClone(entry.value);
       if (this.#mode === "check") {
-        const fresh = await this.#computeAndKeep(inputs, compute);
+        const fresh = (await this.#computeAndKeep(inputs, compute)).value;
         if (!isDeepStrictEqual(fresh, reused)) {
           throw new LinuxSandboxError("reuse-check-failed", `a reused sandbox view differs from the one computed now (${PLAN_REUSE_ENV}=check): reused ${JSON.stringify(reused)}, now ${JSON.stringify(fresh)}`);
         }
       }
-      return reused;
+      return { value: reused, observations: entry.observations };
     }
     return this.#computeAndKeep(inputs, compute);
   }
 
-  async #computeAndKeep(inputs: string, compute: () => Promise<T>): Promise<T> {
+  async #computeAndKeep(inputs: string, compute: () => Promise<T>): Promise<{ value: T; observations: Observations }> {
     this.#entry = undefined;
+    const made = await this.#record(compute);
+    this.#entry = { inputs, observations: made.observations, value: structuredClone(made.value) };
+    return made;
+  }
+
+  async #record(compute: () => Promise<T>): Promise<{ value: T; observations: Observations }> {
     const stop = recordObservations();
     let value: T;
     try {
@@ -69,7 +78,6 @@ export class PlanMemo<T> {
       stop();
       throw error;
     }
-    this.#entry = { inputs, observations: stop(), value: structuredClone(value) };
-    return value;
+    return { value, observations: stop() };
   }
 }

@@ -106,12 +106,43 @@ skipUnless(bwrapSkip).describe("a reused view", () => {
       const run = (backend: typeof reusing) => outcome(backend.transform(spec(), policy, { sandboxPolicyCwd: ws }));
       const first = await run(reusing);
       expect(await run(reusing)).toBe(first);
+      // A sandbox set up from the first view, waiting: it stands in for another command until the change.
+      const waiting = await reusing.transform(spec(), policy, { sandboxPolicyCwd: ws });
+      pending.push(waiting);
+      const other = () => ({ ...spec(), argv: ["/bin/echo", "other"] });
+      const before = await waiting.deferred?.reuseFor?.(other(), policy, { sandboxPolicyCwd: ws });
+      expect(before?.argv.slice(-3)).toEqual(["--", "/bin/echo", "other"]);
       c.change(ws, outside);
       const now = await run(fresh);
       expect(now).not.toBe(first);
       expect(await run(reusing)).toBe(now);
+      expect(await waiting.deferred?.reuseFor?.(other(), policy, { sandboxPolicyCwd: ws })).toBeUndefined();
     });
   }
+
+  it("a waiting sandbox stands in only for the same cwd, environment and policy, with the command's own payload; not with reuse off", async () => {
+    const ws = path.join(dirs.base, "ws-stand-in");
+    fs.mkdirSync(path.join(ws, ".git"), { recursive: true });
+    const policy = parseSandboxPolicy({ mode: "workspace-write" });
+    const opts = { sandboxPolicyCwd: ws };
+    const spec = { argv: ["/bin/true"], cwd: ws, env: baseEnv() };
+    for (const planReuse of ["on", "check"] as const) {
+      const waiting = await createLinuxSandboxBackend({ planReuse }).transform(spec, policy, opts);
+      pending.push(waiting);
+      const reuseFor = waiting.deferred?.reuseFor;
+      expect(reuseFor).toBeDefined();
+      const standIn = await reuseFor?.({ ...spec, argv: ["/bin/echo", "a b"] }, policy, opts);
+      expect(Buffer.from(standIn?.payload ?? []).toString()).toBe("\u000e\u0000\u0000\u0000/bin/echo\u0000a b\u0000");
+      expect(standIn?.argv).toEqual([...(waiting.deferred?.argv ?? []).slice(0, -2), "--", "/bin/echo", "a b"]);
+      expect(await reuseFor?.({ ...spec, env: { ...spec.env, EXTRA: "1" } }, policy, opts)).toBeUndefined();
+      expect(await reuseFor?.({ ...spec, cwd: dirs.outside }, policy, opts)).toBeUndefined();
+      expect(await reuseFor?.(spec, parseSandboxPolicy({ mode: "read-only" }), opts)).toBeUndefined();
+      expect(await reuseFor?.({ ...spec, argv: ["no-such-program-here"] }, policy, opts)).toBeUndefined();
+    }
+    const off = await createLinuxSandboxBackend({ planReuse: "off" }).transform(spec, policy, opts);
+    pending.push(off);
+    expect(off.deferred?.reuseFor).toBeUndefined();
+  });
 
   it("a view still valid is reused: none of its reads are made again (control: without reuse they are)", async () => {
     const ws = path.join(dirs.base, "ws-reads");
@@ -179,10 +210,10 @@ describe("PlanMemo", () => {
     const unrecorded = async () => fs.readFileSync(file, "utf8");
     const on = new PlanMemo<string>("on");
     const check = new PlanMemo<string>("check");
-    expect(await on.view("inputs", unrecorded)).toBe("one");
-    expect(await check.view("inputs", unrecorded)).toBe("one");
+    expect((await on.view("inputs", unrecorded)).value).toBe("one");
+    expect((await check.view("inputs", unrecorded)).value).toBe("one");
     fs.writeFileSync(file, "two");
-    expect(await on.view("inputs", unrecorded)).toBe("one");
+    expect((await on.view("inputs", unrecorded)).value).toBe("one");
     await expect(check.view("inputs", unrecorded)).rejects.toMatchObject({ failure: "reuse-check-failed" });
   });
 
@@ -194,12 +225,12 @@ describe("PlanMemo", () => {
       return observedFs.readFile(file, 0, 100).text;
     };
     const memo = new PlanMemo<string | undefined>("on");
-    expect(await memo.view("a", recorded)).toBe("one");
-    expect(await memo.view("a", recorded)).toBe("one");
+    expect((await memo.view("a", recorded)).value).toBe("one");
+    expect((await memo.view("a", recorded)).value).toBe("one");
     expect(computed).toBe(1);
     fs.writeFileSync(file, "two");
-    expect(await memo.view("a", recorded)).toBe("two");
-    expect(await memo.view("b", recorded)).toBe("two");
+    expect((await memo.view("a", recorded)).value).toBe("two");
+    expect((await memo.view("b", recorded)).value).toBe("two");
     expect(computed).toBe(3);
   });
 
@@ -208,9 +239,9 @@ describe("PlanMemo", () => {
     await expect(memo.view("a", async () => {
       throw new Error("boom");
     })).rejects.toThrow("boom");
-    const first = await memo.view("a", async () => ({ list: ["x"] }));
+    const first = (await memo.view("a", async () => ({ list: ["x"] }))).value;
     first.list.push("changed");
-    expect(await memo.view("a", async () => ({ list: ["never"] }))).toEqual({ list: ["x"] });
+    expect((await memo.view("a", async () => ({ list: ["never"] }))).value).toEqual({ list: ["x"] });
   });
 });
 

@@ -125,6 +125,22 @@ export interface DeferredLaunch {
    * equality only.
    */
   reuseKey: string;
+  /**
+   * This sandbox, set up ahead of its command, standing in for a transform of `spec`, `policy` and
+   * `options` made now: the one-step argv and the payload that run `spec.argv` in it, when that
+   * transform would give the same sandbox (the same reuse key); undefined when it would not, or when
+   * this cannot tell without transforming (the caller then transforms). Makes nothing; may read.
+   * Optional: a backend that cannot tell leaves it out, and callers compare reuse keys instead.
+   */
+  reuseFor?(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions): Promise<DeferredStandIn | undefined>;
+}
+
+/** What `DeferredLaunch.reuseFor` answers: another command's launch in the same sandbox. */
+export interface DeferredStandIn {
+  /** The one-step argv of the command in this sandbox (as `ExecEnv.argv` would be). */
+  argv: readonly string[];
+  /** What to write to descriptor 3 of the waiting sandbox to start the command. */
+  payload: Uint8Array;
 }
 
 /** Whether a backend can run here, and why not. */

@@ -46,6 +46,7 @@ export {
   type CommandSpec,
   DEFAULT_DENIAL_SIGNALS,
   type DeferredLaunch,
+  type DeferredStandIn,
   type DenialSignals,
   type ExecEnv,
   type RefusalErrno,

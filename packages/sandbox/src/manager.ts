@@ -3,6 +3,7 @@ import {
   UNSANDBOXED,
   type BackendAvailability,
   type CommandSpec,
+  type DeferredLaunch,
   type ExecEnv,
   type SandboxBackend,
   type SandboxPlan,
@@ -179,10 +180,31 @@ export class SandboxManager {
       await env.cleanup?.();
       throw new SandboxTransformError(backend.name, `returned an unsandboxed command for policy "${valid.mode}"`);
     }
+    const reuseFor = env.deferred?.reuseFor;
     return {
       ...env,
       env: { ...env.env, ...sandboxEnvMarkers(valid, env.sandboxType, backend.envMarkers) },
       denialSignals: env.denialSignals ?? backend.denialSignals ?? DEFAULT_DENIAL_SIGNALS,
+      ...(env.deferred ? { deferred: { ...env.deferred, ...(reuseFor ? { reuseFor: this.#standInFor(backend, reuseFor) } : {}) } } : {}),
+    };
+  }
+
+  /**
+   * A backend's `reuseFor`, answered only for what `prepare` would give to the same backend: the
+   * same checks of the input, the same selection, and nothing for a proxy route this backend refuses.
+   */
+  #standInFor(backend: SandboxBackend, reuseFor: NonNullable<DeferredLaunch["reuseFor"]>): NonNullable<DeferredLaunch["reuseFor"]> {
+    return async (spec, policy, options) => {
+      try {
+        const command = parseCommandSpec(spec);
+        const valid = parseSandboxPolicy(policy);
+        if ((await this.select(valid, options as TransformOptions & BackendChoice)) !== backend) return undefined;
+        checkProxyRoute(backend, valid, options);
+        return await reuseFor(command, valid, transformOptions(options));
+      } catch {
+        // Whatever would make `prepare` fail makes the caller prepare, and see that failure there.
+        return undefined;
+      }
     };
   }
 

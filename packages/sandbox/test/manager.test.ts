@@ -301,6 +301,27 @@ describe("SandboxManager.prepare", () => {
     expect(backend.probes).toBe(0);
   });
 
+  it("hands out a backend's reuseFor only for what prepare would give that backend: same checks, same selection", async () => {
+    const reuseFor = vi.fn(async (s: CommandSpec) => ({ argv: ["/fake/waiting", "--", ...s.argv], payload: new Uint8Array([1]) }));
+    const transform = async (s: CommandSpec): Promise<ExecEnv> => ({
+      ...s, sandboxType: "linux", isolation: "x", deferred: { argv: ["/fake/waiting"], payload: new Uint8Array(), reuseKey: "k", reuseFor },
+    });
+    const manager = new SandboxManager({ platform: "linux" });
+    manager.register(fakeBackend("linux", up, { transform }));
+    const env = await manager.prepare(spec, workspace, options);
+    const standIn = env.deferred?.reuseFor;
+    expect(await standIn?.({ ...spec, argv: ["ls"] }, workspace, options)).toEqual({ argv: ["/fake/waiting", "--", "ls"], payload: new Uint8Array([1]) });
+    expect(reuseFor).toHaveBeenCalledTimes(1);
+    // No sandbox needed, or input prepare would refuse: no stand-in, and the backend is not asked.
+    expect(await standIn?.(spec, fullAccess, options)).toBeUndefined();
+    expect(await standIn?.({ ...spec, cwd: "relative" }, workspace, options)).toBeUndefined();
+    expect(reuseFor).toHaveBeenCalledTimes(1);
+    // Control: a backend without reuseFor gets none from the manager either.
+    const plain = new SandboxManager({ platform: "linux" });
+    plain.register(fakeBackend("linux", up));
+    expect((await plain.prepare(spec, workspace, options)).deferred).toBeUndefined();
+  });
+
   it("wraps the command with the selected backend and applies the env markers", async () => {
     const manager = new SandboxManager({ platform: "linux" });
     manager.register(fakeBackend("linux", up));

@@ -19,7 +19,7 @@ import type { HostGrant } from "../network/grants.js";
 import { commandRuleGrant } from "../network/rule-grant.js";
 import { firstAttemptOverride, firstAttemptPolicy, ruleGrantSandboxPolicy, UNSANDBOXED_POLICY } from "./run-sandbox-policy.js";
 import { routeNetwork, withProxyCleanup } from "./network-step.js";
-import type { ExecRequest, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome, RunRepositoriesReport } from "./types.js";
+import type { ExecRequest, LaunchHooks, LaunchResult, Launcher, NetworkReport, PipelineContext, PipelineOutcome, RunRepositoriesReport } from "./types.js";
 
 /**
  * The safety half of a tool call: admission → approval (session cache or the integrator's handler) →
@@ -37,7 +37,7 @@ export class ExecPipeline {
   }
 
   /** Admit, approve and run `request` with `launch`; see the class comment. */
-  async run<T>(request: ExecRequest, launch: Launcher<T>): Promise<PipelineOutcome<T>> {
+  async run<T>(request: ExecRequest, launch: Launcher<T>, hooks: LaunchHooks = {}): Promise<PipelineOutcome<T>> {
     const trace: DecisionTrace = {
       callId: request.callId,
       tool: request.tool,
@@ -58,7 +58,7 @@ export class ExecPipeline {
       return trace;
     };
     try {
-      return await this.#run(request, launch, trace, finish);
+      return await this.#run(request, launch, trace, finish, hooks);
     } catch (error) {
       finish(outcomeOf(error, request.signal));
       if (request.signal?.aborted && !(error instanceof OrchestratorError)) throw new CancelledError();
@@ -71,6 +71,7 @@ export class ExecPipeline {
     launch: Launcher<T>,
     trace: DecisionTrace,
     finish: (outcome: DecisionTrace["outcome"]) => DecisionTrace,
+    hooks: LaunchHooks,
   ): Promise<PipelineOutcome<T>> {
     const ctx = this.#ctx;
     checkCancelled(request.signal);
@@ -129,7 +130,7 @@ export class ExecPipeline {
     });
     trace.sandboxOverride = override;
     const firstPolicy = firstAttemptPolicy(override, ctx.sandboxPolicy, rulePolicy);
-    const first = await this.#attempt(request, firstPolicy, launch, override === "rule_sandbox" ? (grant?.hosts ?? []) : []);
+    const first = await this.#attempt(request, firstPolicy, launch, override === "rule_sandbox" ? (grant?.hosts ?? []) : [], hooks);
     trace.initialSandbox = first.env.sandboxType;
     trace.attempts = 1;
     // The first attempt's explained denial; reported only while that attempt's result is the answer.
@@ -282,6 +283,7 @@ export class ExecPipeline {
     policy: SandboxPolicy,
     launch: Launcher<T>,
     commandGrants: readonly HostGrant[],
+    hooks: LaunchHooks = {},
   ): Promise<{ env: ExecEnv; result: LaunchResult<T>; options: TransformOptions; policy: SandboxPolicy; network?: NetworkReport; repositories?: RunRepositoriesReport }> {
     checkCancelled(request.signal);
     const ctx = this.#ctx;
@@ -303,7 +305,10 @@ export class ExecPipeline {
     const spec = { argv: request.argv, cwd: request.cwd, env: run.env };
     let env: ExecEnv;
     try {
-      env = await ctx.sandboxManager.prepare(spec, run.policy, options);
+      // A sandbox set up ahead of time for exactly this attempt spares it the preparation (not for a
+      // proxy-routed run, whose proxy is this attempt's own).
+      const claimed = routed.run ? undefined : await hooks.claimSandbox?.(spec, run.policy, options);
+      env = claimed ?? (await ctx.sandboxManager.prepare(spec, run.policy, options));
       if (routed.run) env = withProxyCleanup(env, routed.run);
     } catch (error) {
       await routed.run?.stop().catch(() => undefined);

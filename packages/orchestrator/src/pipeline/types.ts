@@ -1,5 +1,7 @@
 import type { SandboxWrittenCode } from "../admission/sandbox-written-code.js";
-import type { ExecEnv, RunRepository, SandboxDenial, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType } from "@shellgate/sandbox";
+import type {
+  CommandSpec, ExecEnv, RunRepository, SandboxDenial, SandboxManager, SandboxPermissions, SandboxPolicy, SandboxType, TransformOptions,
+} from "@shellgate/sandbox";
 import type { Admission, AdmissionDeps } from "../admission/assess.js";
 import type { PolicyEvaluator } from "../admission/policy-types.js";
 import type { ApprovalPolicy } from "../admission/approval-policy.js";
@@ -73,6 +75,17 @@ export interface LaunchAttempt {
    * fresh ExecEnv's cleanup.
    */
   prepareAgain?: () => Promise<ExecEnv>;
+}
+
+/** What a launcher may offer the pipeline besides launching. */
+export interface LaunchHooks {
+  /**
+   * An ExecEnv for a sandboxed attempt without preparing one: a sandbox set up ahead of time whose
+   * backend says that preparing `spec` with `policy` and `options` now would give that very sandbox
+   * (`SparePool.claim`); undefined, and the pipeline prepares as usual. Not asked for proxy-routed
+   * attempts. The launcher must recognise the ExecEnv it handed out when it gets it back.
+   */
+  claimSandbox?(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions): Promise<ExecEnv | undefined>;
 }
 
 /** Spawns the command as prepared by the sandbox manager. Throw typed errors (SpawnFailedError, CancelledError). */

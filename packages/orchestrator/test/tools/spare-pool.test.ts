@@ -16,7 +16,7 @@ afterAll(cleanupAll);
  * SANDBOXED=normal. `key` is the reuse key of the next transforms.
  */
 function twoStepBackend(dir: string) {
-  const state = { key: "k1", transforms: 0, cleanups: 0 };
+  const state = { key: "k1", transforms: 0, cleanups: 0, standIn: false, standIns: 0 };
   const waiter = `echo $$ > '${dir}'/ready.$$; mapfile -d '' -u 3 args && [ \${#args[@]} -gt 0 ] && SANDBOXED=spare exec "\${args[@]}"`;
   const backend: SandboxBackend = {
     name: "two-step",
@@ -28,6 +28,9 @@ function twoStepBackend(dir: string) {
     },
     transform: async (spec) => {
       state.transforms++;
+      const key = state.key;
+      // Safe to call more than once, as the contract says; counted once.
+      let cleaned = false;
       return {
         argv: ["env", "SANDBOXED=normal", ...spec.argv],
         cwd: spec.cwd,
@@ -35,12 +38,24 @@ function twoStepBackend(dir: string) {
         sandboxType: "fake",
         isolation: "fake",
         cleanup: async () => {
-          state.cleanups++;
+          if (!cleaned) state.cleanups++;
+          cleaned = true;
         },
         deferred: {
           argv: ["bash", "-c", waiter],
-          payload: new TextEncoder().encode(spec.argv.map((a) => `${a}\0`).join("")),
+          payload: encode(spec.argv),
           reuseKey: state.key,
+          // With `state.standIn`, the backend can tell without transforming that nothing changed:
+          // here, that the key is still the one of this transform.
+          ...(state.standIn
+            ? {
+                reuseFor: async (next: { argv: readonly string[]; cwd: string }) => {
+                  if (state.key !== key || next.cwd !== spec.cwd) return undefined;
+                  state.standIns++;
+                  return { argv: ["env", "SANDBOXED=normal", ...next.argv], payload: encode(next.argv) };
+                },
+              }
+            : {}),
         },
       };
     },
@@ -48,10 +63,12 @@ function twoStepBackend(dir: string) {
   return { backend, state };
 }
 
+const encode = (argv: readonly string[]) => new TextEncoder().encode(argv.map((a) => `${a}\0`).join(""));
+
 interface Setup {
   ws: Workspace;
   orch: Orchestrator;
-  state: { key: string; transforms: number; cleanups: number };
+  state: { key: string; transforms: number; cleanups: number; standIn: boolean; standIns: number };
   /** Pids of every spare started so far. */
   spares(): number[];
 }
@@ -112,6 +129,13 @@ async function waitFor(pred: () => boolean, what: string): Promise<void> {
 }
 
 const WHICH = ["sh", "-c", 'echo "$SANDBOXED"'];
+/** What `echo WORD "$SANDBOXED"` printed: this call's own command, and where it ran. */
+async function echoed(orch: Orchestrator, word: string): Promise<string> {
+  const response = await call(orch, "shell", { command: ["sh", "-c", `echo ${word} "$SANDBOXED"`] });
+  expect(response.exitCode, response.content).toBe(0);
+  return (JSON.parse(response.content) as { output: string }).output.trim();
+}
+
 async function which(orch: Orchestrator, command = WHICH): Promise<string> {
   const response = await call(orch, "shell", { command });
   expect(response.exitCode, response.content).toBe(0);
@@ -140,6 +164,45 @@ describe("prewarmSandboxes", () => {
     const parent = parentOf(s.spares()[0]!);
     expect(parent).not.toBe(process.pid);
     expect(parentOf(parent)).toBe(process.pid);
+  });
+
+  it("takes the spare without preparing the call's own sandbox when the backend says it stands in (reuseFor)", async () => {
+    const s = await setup();
+    s.state.standIn = true;
+    expect(await echoed(s.orch, "one")).toBe("one normal");
+    await waitFor(() => s.spares().length === 1, "the first spare");
+    const transformsBefore = s.state.transforms;
+    expect(await echoed(s.orch, "two")).toBe("two spare");
+    expect(s.state.standIns).toBe(1);
+    // The second call prepared nothing of its own: the only transform since is the next spare's.
+    await waitFor(() => s.spares().length === 2, "the next spare");
+    expect(s.state.transforms).toBe(transformsBefore + 1);
+    await s.orch.close();
+    expect(s.state.cleanups).toBe(s.state.transforms);
+  });
+
+  it("prepares the call as usual when the backend says the spare does not stand in (control: same spare, the key changed)", async () => {
+    const s = await setup();
+    s.state.standIn = true;
+    await echoed(s.orch, "one");
+    await waitFor(() => s.spares().length === 1, "the spare");
+    const transformsBefore = s.state.transforms;
+    s.state.key = "k2";
+    expect(await echoed(s.orch, "two")).toBe("two normal");
+    expect(s.state.standIns).toBe(0);
+    expect(s.state.transforms).toBeGreaterThan(transformsBefore);
+  });
+
+  it("runs the call's own command from the claimed ExecEnv when the claimed spare cannot start it", async () => {
+    const s = await setup();
+    s.state.standIn = true;
+    await echoed(s.orch, "one");
+    await waitFor(() => s.spares().length === 1, "the spare");
+    process.kill(s.spares()[0]!, "SIGKILL");
+    // Not the previous call's command, and not in the dead spare.
+    expect(await echoed(s.orch, "two")).toBe("two normal");
+    await s.orch.close();
+    expect(s.state.cleanups).toBe(s.state.transforms);
   });
 
   it("keeps no spare when off (the default)", async () => {

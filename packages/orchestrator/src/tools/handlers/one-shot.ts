@@ -42,6 +42,7 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
   let tally = new OutputTally();
   let handedOver = false;
   let denial: PipelineOutcome<ExecResult>["sandboxDenial"];
+  const pool = runtime.spares;
   try {
     const outcome = await runtime.pipeline.run<ExecResult>(
       {
@@ -69,7 +70,6 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
         const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
         // The sandbox already ties the tree's life to ours; the watchdog would only cost a process start.
         const hostDeathWatchdog = execEnv.diesWithParent !== true;
-        const pool = runtime.spares;
         const spare = await pool?.take(execEnv, { cwd: execEnv.cwd, env: execEnv.env, stdin: "ignore", hostDeathWatchdog }, {
           timeoutMs,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -117,6 +117,8 @@ export async function runOneShot(runtime: ToolRuntime, request: OneShotRequest, 
           },
         };
       },
+      // With a spare waiting, the pipeline may take it as the attempt's sandbox without preparing one.
+      pool ? { claimSandbox: (spec, policy, options) => pool.claim(spec, policy, options) } : {},
     );
     handedOver = true;
     denial = outcome.sandboxDenial;

@@ -1,5 +1,5 @@
 import type { PreparedPipe, ProcessHandle, ProcessSpec, StartOptions } from "@shellgate/pty";
-import type { ExecEnv } from "@shellgate/sandbox";
+import type { CommandSpec, ExecEnv, SandboxPolicy, TransformOptions } from "@shellgate/sandbox";
 import { releaseSandbox } from "../../pipeline/decisions.js";
 import type { PipeSpawner, SessionProcessFactory } from "./runtime.js";
 
@@ -56,6 +56,12 @@ export class SparePool {
   #generation = 0;
   #running = 0;
   #spare: Spare | undefined;
+  /**
+   * Spares `claim` gave out, by the ExecEnv it made of each, until that call's `take` (or a discard).
+   * The ExecEnv (with the spare's cgroup and placeholders) is then the call's: dropping a claimed
+   * spare kills its process but leaves the ExecEnv's cleanup to the call.
+   */
+  readonly #claims = new Map<ExecEnv, Spare>();
   #refilling: Promise<void> | undefined;
   readonly #dropping = new Set<Promise<void>>();
   #closed = false;
@@ -92,15 +98,15 @@ export class SparePool {
    * A spare still being prepared is waited for (up to a second).
    */
   async take(env: ExecEnv, options: SpareSpawnOptions, start: StartOptions): Promise<SpareRun | undefined> {
-    // A spare still on its way is waited for: it is up sooner than a sandbox set up from scratch.
-    // Bounded, so that a launcher that stopped answering costs a call no more than this.
-    if (this.#refilling) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.#refilling, new Promise<void>((resolve) => (timer = setTimeout(resolve, REFILL_WAIT_MS)))]);
-      clearTimeout(timer);
+    let spare = this.#claims.get(env);
+    const claimed = spare !== undefined;
+    if (claimed) {
+      this.#claims.delete(env);
+    } else {
+      await this.#waitForRefill();
+      spare = this.#spare;
+      this.#spare = undefined;
     }
-    const spare = this.#spare;
-    this.#spare = undefined;
     if (!spare) return undefined;
     const usable =
       env.deferred !== undefined &&
@@ -109,11 +115,41 @@ export class SparePool {
       this.#running === 0;
     const handle = usable && env.deferred ? spare.prepared.start(env.deferred.payload, start) : undefined;
     if (!handle) {
-      this.#dropLater(spare);
+      // A claimed spare's ExecEnv is the caller's now (it spawns its argv instead).
+      this.#dropLater(spare, { keepEnv: claimed });
       return undefined;
     }
     this.track(handle);
     return { handle, release: () => releaseSandbox(spare.env) };
+  }
+
+  /**
+   * The spare as the ExecEnv of a call about to be prepared with `spec`, `policy` and `options`,
+   * when its backend can tell, without transforming, that a transform would give this very sandbox
+   * (`DeferredLaunch.reuseFor`), and nothing ran since it was prepared; else undefined (the spare
+   * stays for `take`). The ExecEnv is the spare's, with this call's command; pass it to `take` to
+   * start it (spawning its `argv` instead runs the command in a sandbox of its own, as good).
+   */
+  async claim(spec: CommandSpec, policy: SandboxPolicy, options: TransformOptions): Promise<ExecEnv | undefined> {
+    await this.#waitForRefill();
+    const spare = this.#spare;
+    const usable = () => spare !== undefined && this.#spare === spare && spare.generation === this.#generation && this.#running === 0;
+    if (!usable() || !spare?.env.deferred?.reuseFor) return undefined;
+    const standIn = await spare.env.deferred.reuseFor(spec, policy, options);
+    if (!standIn || !usable()) return undefined;
+    this.#spare = undefined;
+    const env: ExecEnv = { ...spare.env, argv: standIn.argv, deferred: { ...spare.env.deferred, payload: standIn.payload } };
+    this.#claims.set(env, spare);
+    return env;
+  }
+
+  /** A spare still on its way is waited for (it is up sooner than a sandbox set up from scratch), at most `REFILL_WAIT_MS`. */
+  async #waitForRefill(): Promise<void> {
+    if (!this.#refilling) return;
+    // Bounded, so that a launcher that stopped answering costs a call no more than this.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#refilling, new Promise<void>((resolve) => (timer = setTimeout(resolve, REFILL_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   /**
@@ -163,6 +199,8 @@ export class SparePool {
     const spare = this.#spare;
     this.#spare = undefined;
     if (spare) this.#dropLater(spare);
+    for (const spare of this.#claims.values()) this.#dropLater(spare, { keepEnv: true });
+    this.#claims.clear();
     await Promise.all(this.#dropping);
   }
 
@@ -174,10 +212,10 @@ export class SparePool {
     await this.#prepare.close?.();
   }
 
-  #dropLater(spare: Spare): void {
+  #dropLater(spare: Spare, { keepEnv = false } = {}): void {
     const dropping = (async () => {
       await spare.prepared.discard().catch(() => undefined);
-      await releaseSandbox(spare.env);
+      if (!keepEnv) await releaseSandbox(spare.env);
     })();
     this.#dropping.add(dropping);
     void dropping.finally(() => this.#dropping.delete(dropping));
