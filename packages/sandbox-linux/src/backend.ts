@@ -12,7 +12,6 @@ import {
   type CommandSpec,
   type DeferredStandIn,
   observationsHold,
-  recordObservations,
   type ExecEnv,
   type SandboxBackend,
   type SandboxPlan,
@@ -44,7 +43,7 @@ import {
 } from "./process-limit.js";
 import { checkHostBinary, currentUid } from "./trusted-path.js";
 import { planSpecialFiles, specialFileArgs, SPECIAL_FILES_REFUSED_NOTE, type SpecialFilePlan } from "./special-files.js";
-import { PlanMemo, PLAN_REUSE_ENV, planReuseFrom, type PlanReuse } from "./plan-reuse.js";
+import { PlanMemo, PLAN_REUSE_ENV, planReuseFrom, recorded, type PlanReuse } from "./plan-reuse.js";
 import type { MountPlan } from "./mount-plan.js";
 
 /** What a bubblewrap run's launch is built from, beyond its command: all of it read from the file system. */
@@ -413,17 +412,9 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
     });
     const payload = encodeCommand(spec.argv);
     // The key's lookups are recorded too: a stand-in (below) checks them again instead of making the key anew.
-    const stopKey = recordObservations();
-    let key: string;
-    try {
-      key = reuseKey({
-        argv: deferredArgv, cwd: spec.cwd, env: env.safe, placeholders: plan.stubs, executables: [run.helper, run.bwrapPath], ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
-      });
-    } catch (error) {
-      stopKey();
-      throw error;
-    }
-    const keyObservations = stopKey();
+    const { value: key, observations: keyObservations } = await recorded(() => reuseKey({
+      argv: deferredArgv, cwd: spec.cwd, env: env.safe, placeholders: plan.stubs, executables: [run.helper, run.bwrapPath], ...(cgroup ? { cgroupDir: cgroup.dir } : {}),
+    }));
     let released = false;
     const standIn = async (s: CommandSpec, p: SandboxPolicy, o: TransformOptions): Promise<DeferredStandIn | undefined> => {
       if (released || viewInputs(s, p, o, backendInputs) !== inputs || (await probe()) !== run.report) return undefined;
@@ -435,7 +426,8 @@ export function createLinuxSandboxBackend(options: LinuxSandboxBackendOptions = 
         // A transform would fail on it: the caller transforms, and reports that.
         return undefined;
       }
-      if (!observationsHold(view.observations) || !observationsHold(keyObservations)) return undefined;
+      // Together: the key's lookups of paths the view also read are made once.
+      if (!observationsHold(view.observations, keyObservations)) return undefined;
       const found = { argv: [...deferredArgv.slice(0, -2), "--", ...s.argv], payload: command };
       if (reuse === "check") {
         const fresh = await transform(s, p, o);

@@ -46,7 +46,7 @@ export class PlanMemo<T> {
    * reads it was made from (to check again later, see `observationsHold`).
    */
   async view(inputs: string, compute: () => Promise<T>): Promise<{ value: T; observations: Observations }> {
-    if (this.#mode === "off") return this.#record(compute);
+    if (this.#mode === "off") return recorded(compute);
     const entry = this.#entry;
     if (entry && entry.inputs === inputs && observationsHold(entry.observations)) {
       const reused = structuredClone(entry.value);
@@ -63,21 +63,22 @@ export class PlanMemo<T> {
 
   async #computeAndKeep(inputs: string, compute: () => Promise<T>): Promise<{ value: T; observations: Observations }> {
     this.#entry = undefined;
-    const made = await this.#record(compute);
+    const made = await recorded(compute);
     this.#entry = { inputs, observations: made.observations, value: structuredClone(made.value) };
     return made;
   }
 
-  async #record(compute: () => Promise<T>): Promise<{ value: T; observations: Observations }> {
-    const stop = recordObservations();
-    let value: T;
-    try {
-      value = await compute();
-    } catch (error) {
-      // A failure is not kept, and the recording must not stay open.
-      stop();
-      throw error;
-    }
-    return { value, observations: stop() };
+}
+
+/** `compute()`'s value with the observed reads made meanwhile; a failure is thrown and nothing kept open. */
+export async function recorded<T>(compute: () => T | Promise<T>): Promise<{ value: T; observations: Observations }> {
+  const stop = recordObservations();
+  let value: T;
+  try {
+    value = await compute();
+  } catch (error) {
+    stop();
+    throw error;
   }
+  return { value, observations: stop() };
 }

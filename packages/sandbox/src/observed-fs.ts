@@ -173,15 +173,19 @@ function openAndRead(p: string, flags: number, maxBytes: number): ObservedFile {
   }
 }
 
-function perform<K extends OpName>(op: K, args: Parameters<(typeof OPS)[K]>): OpValue<K> {
-  let result: { value: unknown; answer: string };
+/** `op` made now: its value, or the error it threw, with the answer a recording compares. */
+function invoke(op: OpName, args: readonly (string | number)[]): { value?: unknown; error?: unknown; answer: string } {
   try {
-    result = (OPS[op] as (...a: unknown[]) => { value: unknown; answer: string })(...args);
+    return (OPS[op] as (...a: readonly (string | number)[]) => { value: unknown; answer: string })(...args);
   } catch (error) {
-    if (open.size > 0) for (const list of open) list.push({ op, args, answer: errorKey(error) });
-    throw error;
+    return { error, answer: errorKey(error) };
   }
+}
+
+function perform<K extends OpName>(op: K, args: Parameters<(typeof OPS)[K]>): OpValue<K> {
+  const result = invoke(op, args);
   if (open.size > 0) for (const list of open) list.push({ op, args, answer: result.answer });
+  if ("error" in result) throw result.error;
   return result.value as OpValue<K>;
 }
 
@@ -209,24 +213,22 @@ export const observedFs = {
 } as const;
 
 /**
- * Whether every read of `observations` answers now as it did then. Each distinct read is made once;
- * one that answered two ways within the recording (the file system changed while it was being read)
- * can never hold.
+ * Whether every read of `observations` (one recording or several, checked together) answers now as
+ * it did then. Each distinct read is made once, also when several recordings hold it; one that
+ * answered two ways (the file system changed between the reads) can never hold.
  */
-export function observationsHold(observations: Observations): boolean {
+export function observationsHold(...observations: Observations[]): boolean {
   const checked = new Map<string, string>();
-  for (const { op, args, answer } of observations.list) {
-    const id = `${op}\0${args.join("\0")}`;
-    let now = checked.get(id);
-    if (now === undefined) {
-      try {
-        now = (OPS[op] as (...a: unknown[]) => { answer: string })(...args).answer;
-      } catch (error) {
-        now = errorKey(error);
+  for (const { list } of observations) {
+    for (const { op, args, answer } of list) {
+      const id = `${op}\0${args.join("\0")}`;
+      let now = checked.get(id);
+      if (now === undefined) {
+        now = invoke(op, args).answer;
+        checked.set(id, now);
       }
-      checked.set(id, now);
+      if (now !== answer) return false;
     }
-    if (now !== answer) return false;
   }
   return true;
 }

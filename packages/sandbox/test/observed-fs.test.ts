@@ -109,6 +109,25 @@ describe("observedFs and its recordings", () => {
     expect(observationsHold(stop())).toBe(false);
   });
 
+  it("recordings checked together hold only when each does, and a read they both hold answered two ways never does", () => {
+    const dir = fresh();
+    const p = path.join(dir, "flip");
+    const other = path.join(dir, "other");
+    const first = recordObservations();
+    observedFs.lstat(p);
+    const before = first();
+    fs.mkdirSync(p);
+    const second = recordObservations();
+    observedFs.lstat(p);
+    observedFs.lstat(other);
+    const after = second();
+    // Control: each alone holds for the state it saw.
+    expect(observationsHold(after)).toBe(true);
+    expect(observationsHold(after, after)).toBe(true);
+    expect(observationsHold(before, after)).toBe(false);
+    expect(observationsHold(after, before)).toBe(false);
+  });
+
   it("reads outside a recording, or after it stopped, are not in it; overlapping recordings both get a read", () => {
     const dir = fresh();
     const p = path.join(dir, "d");
